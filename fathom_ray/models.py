@@ -1,0 +1,213 @@
+"""The values the engine passes around, between core functions and actors.
+
+All are frozen, slotted dataclasses: cheap, hashable where they can be, and
+picklable across Ray. Pydantic models live only at trust boundaries
+(settings, HTTP bodies, LLM answers).
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TypeAlias
+
+from fathom_ray.errors import InvalidRequestError, InvalidURLError
+from fathom_ray.presets import DEFAULT_DEPTH, PRESETS, get_preset
+from fathom_ray.urls import canonicalize
+
+JsonValue: TypeAlias = "str | int | float | bool | list[JsonValue] | dict[str, JsonValue] | None"
+
+GOAL_MIN_CHARS = 5
+GOAL_MAX_CHARS = 2_000
+MAX_SEEDS = 20
+
+
+@dataclass(frozen=True, slots=True)
+class ResearchRequest:
+    """What a caller asks for; checked on construction."""
+
+    goal: str
+    depth: str = DEFAULT_DEPTH
+    seeds: tuple[str, ...] = ()
+    max_pages: int | None = None
+    n: int | None = None
+
+    def __post_init__(self) -> None:
+        goal = self.goal.strip()
+        if not GOAL_MIN_CHARS <= len(goal) <= GOAL_MAX_CHARS:
+            raise InvalidRequestError(
+                "goal", f"must be {GOAL_MIN_CHARS}-{GOAL_MAX_CHARS} characters, got {len(goal)}"
+            )
+        object.__setattr__(self, "goal", goal)
+        get_preset(self.depth)
+        if len(self.seeds) > MAX_SEEDS:
+            raise InvalidRequestError("seeds", f"at most {MAX_SEEDS}, got {len(self.seeds)}")
+        try:
+            object.__setattr__(self, "seeds", tuple(canonicalize(url) for url in self.seeds))
+        except InvalidURLError as e:
+            raise InvalidRequestError("seeds", f"{e.url!r}: {e.reason}") from e
+        for name in ("max_pages", "n"):
+            value = getattr(self, name)
+            if value is not None and value < 1:
+                raise InvalidRequestError(name, f"must be >= 1, got {value}")
+
+    @property
+    def page_limit(self) -> int:
+        """The preset's page budget, lowered by ``max_pages`` when given."""
+        preset_pages = PRESETS[self.depth].max_pages
+        return preset_pages if self.max_pages is None else min(preset_pages, self.max_pages)
+
+
+@dataclass(frozen=True, slots=True)
+class ChecklistItem:
+    """One question the research must answer."""
+
+    id: str
+    question: str
+    satisfied: bool = False
+    fact_ids: tuple[str, ...] = ()
+
+
+class CandidateOrigin(enum.StrEnum):
+    """Where a candidate URL came from."""
+
+    SEED = "seed"
+    SEARCH = "search"
+    LINK = "link"
+    MEMORY = "memory"
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A URL the frontier may fetch, with what is known of it before fetching."""
+
+    url: str
+    origin: CandidateOrigin
+    title: str = ""
+    snippet: str = ""
+    query: str = ""
+    rank: int = 0
+
+
+class FetchStatus(enum.StrEnum):
+    """How a fetch ended; every value but ``OK`` is a failure reason."""
+
+    OK = "ok"
+    HTTP_ERROR = "http_error"
+    TIMEOUT = "timeout"
+    NETWORK_ERROR = "network_error"
+    BLOCKED = "blocked"
+    ROBOTS = "robots"
+    UNSUPPORTED_TYPE = "unsupported_type"
+    TOO_LARGE = "too_large"
+    BROWSER_CRASHED = "browser_crashed"
+
+
+@dataclass(frozen=True, slots=True)
+class FetchResult:
+    """What a fetcher brought back; a failure is a value, never an exception."""
+
+    url: str
+    status: FetchStatus
+    final_url: str = ""
+    http_status: int | None = None
+    content_type: str = ""
+    body: str = ""
+    elapsed_s: float = 0.0
+    error: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status is FetchStatus.OK
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A link found on a page: its absolute URL and anchor text."""
+
+    url: str
+    text: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ExtractedPage:
+    """The main text of a fetched page and the links in it."""
+
+    url: str
+    title: str
+    text: str
+    links: tuple[Link, ...] = ()
+    extractor: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """A claim with the verbatim quote that supports it and the page it came from."""
+
+    id: str
+    claim: str
+    evidence: str
+    source_url: str
+    checklist_ids: tuple[str, ...] = ()
+    confidence: float = 0.0
+    topic: str = ""
+    confirms: tuple[str, ...] = ()
+    contradicts: tuple[str, ...] = ()
+
+
+class EventType(enum.StrEnum):
+    """Event types: the reference design's, then ours."""
+
+    DECOMPOSE = "decompose"
+    MEMORY_SOURCES = "memory_sources"
+    SEARCHING = "searching"
+    RANKED = "ranked"
+    FETCHING = "fetching"
+    ANALYZED = "analyzed"
+    FACTS = "facts"
+    ROUND_END = "round_end"
+    COMPLETE = "complete"
+    ERROR = "error"
+    FETCH_FAILED = "fetch_failed"
+    CHECKLIST_PROGRESS = "checklist_progress"
+    COMPOSING = "composing"
+
+    @property
+    def is_terminal(self) -> bool:
+        return self in (EventType.COMPLETE, EventType.ERROR)
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One progress event of a session; ``seq`` counts from 1 per session."""
+
+    session_id: str
+    seq: int
+    type: EventType
+    data: Mapping[str, JsonValue] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """What LLM calls cost; ``cost_usd`` is None when the model has no price."""
+
+    calls: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    latency_s: float = 0.0
+    cost_usd: float | None = None
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        costs = [c for c in (self.cost_usd, other.cost_usd) if c is not None]
+        return Usage(
+            calls=self.calls + other.calls,
+            prompt_tokens=self.prompt_tokens + other.prompt_tokens,
+            completion_tokens=self.completion_tokens + other.completion_tokens,
+            latency_s=self.latency_s + other.latency_s,
+            cost_usd=sum(costs) if costs else None,
+        )

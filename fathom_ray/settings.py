@@ -1,0 +1,181 @@
+"""One settings tree for the whole engine.
+
+Read once at an entry point (``load_settings``) and passed down as
+sub-sections; never read from the environment at import time. Environment
+variables use the ``FATHOM_`` prefix and ``__`` between levels, for example
+``FATHOM_LLM__MODEL`` or ``FATHOM_API__MAX_SESSIONS``. The tree is frozen and
+picklable, so it travels to Ray actors as it is.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from fathom_ray.errors import ConfigError
+from fathom_ray.presets import DEFAULT_DEPTH, PRESETS
+
+
+class Section(BaseModel):
+    """A frozen part of the settings tree that rejects unknown keys."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class ResearchSettings(Section):
+    default_depth: str = DEFAULT_DEPTH
+    temperature: float = Field(1.0, ge=0.0)
+    divergence: float = Field(0.1, ge=0.0, le=1.0)
+    seed: int | None = None
+
+    @model_validator(mode="after")
+    def _known_depth(self) -> ResearchSettings:
+        if self.default_depth not in PRESETS:
+            raise ValueError(f"default_depth must be one of {', '.join(PRESETS)}")
+        return self
+
+
+class BrowserSettings(Section):
+    cdp_url: str | None = None
+    executable: Path = Path("/usr/bin/chromium")
+    pages_per_browser: int = Field(4, ge=1)
+    page_timeout_s: float = Field(20.0, gt=0)
+
+
+class FetchSettings(Section):
+    user_agent: str = "fathom-ray/0.1 (+https://github.com/fathom-ray/fathom-ray)"
+    max_body_bytes: int = Field(5_000_000, gt=0)
+    preview_bytes: int = Field(16_384, gt=0)
+    timeout_s: float = Field(15.0, gt=0)
+    min_host_delay_s: float = Field(1.0, ge=0)
+    respect_robots: bool = True
+    allow_hosts: tuple[str, ...] = ()
+
+
+class SearchSettings(Section):
+    backend: Literal["ddgs", "searxng", "local"] = "ddgs"
+    region: str = "wt-wt"
+    safesearch: Literal["on", "moderate", "off"] = "moderate"
+    timelimit: Literal["d", "w", "m", "y"] | None = None
+    max_results: int = Field(10, ge=1, le=100)
+    searxng_url: str | None = None
+    local_index: Path | None = None
+
+
+class Price(Section):
+    """USD per million tokens."""
+
+    prompt_per_mtok: float = Field(ge=0)
+    completion_per_mtok: float = Field(ge=0)
+
+
+class LLMSettings(Section):
+    backend: Literal["vllm", "openai"] = "vllm"
+    model: str | None = None
+    base_url: str | None = None
+    api_key: SecretStr | None = None
+    max_tokens: int = Field(1024, ge=1)
+    timeout_s: float = Field(120.0, gt=0)
+    temperature: float = Field(0.0, ge=0.0)
+    max_retries: int = Field(2, ge=0)
+    max_queue: int = Field(256, ge=1)
+    kv_cache_bytes: int = Field(1 << 30, gt=0)
+    prices: dict[str, Price] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _endpoint_for_openai(self) -> LLMSettings:
+        if self.backend == "openai" and not self.base_url:
+            raise ValueError("the openai backend needs base_url (FATHOM_LLM__BASE_URL)")
+        return self
+
+
+class EmbedderSettings(Section):
+    model: str = "all-MiniLM-L6-v2"
+    batch_size: int = Field(64, ge=1)
+
+
+class QdrantSettings(Section):
+    url: str | None = None
+    api_key: SecretStr | None = None
+    collection: str = "fathom_sources"
+
+
+class Neo4jSettings(Section):
+    uri: str | None = None
+    user: str = "neo4j"
+    password: SecretStr | None = None
+
+
+class GraphSettings(Section):
+    backend: Literal["sqlite", "neo4j"] = "sqlite"
+
+
+class ApiSettings(Section):
+    host: str = "127.0.0.1"
+    port: int = Field(8000, ge=1, le=65_535)
+    token: SecretStr | None = None
+    max_sessions: int = Field(2, ge=1)
+    heartbeat_s: float = Field(15.0, gt=0)
+
+    @model_validator(mode="after")
+    def _token_off_loopback(self) -> ApiSettings:
+        if self.token is None and not _is_loopback(self.host):
+            raise ValueError("binding beyond loopback needs a token (FATHOM_API__TOKEN)")
+        return self
+
+
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _default_data_dir() -> Path:
+    return Path.home() / ".local" / "share" / "fathom-ray"
+
+
+class Settings(BaseSettings):
+    """The whole tree; see the module docstring for how the environment maps onto it."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="FATHOM_", env_nested_delimiter="__", frozen=True, extra="forbid"
+    )
+
+    data_dir: Path = Field(default_factory=_default_data_dir)
+    research: ResearchSettings = ResearchSettings()
+    browser: BrowserSettings = BrowserSettings()
+    fetch: FetchSettings = FetchSettings()
+    search: SearchSettings = SearchSettings()
+    llm: LLMSettings = LLMSettings()
+    embedder: EmbedderSettings = EmbedderSettings()
+    qdrant: QdrantSettings = QdrantSettings()
+    neo4j: Neo4jSettings = Neo4jSettings()
+    graph: GraphSettings = GraphSettings()
+    api: ApiSettings = ApiSettings()
+
+    @model_validator(mode="after")
+    def _neo4j_needs_uri(self) -> Settings:
+        if self.graph.backend == "neo4j" and not self.neo4j.uri:
+            raise ValueError("graph backend neo4j needs FATHOM_NEO4J__URI")
+        return self
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Settings from the environment, with keyword overrides on top.
+
+    Raises ``ConfigError`` naming every bad field.
+    """
+    try:
+        return Settings(**overrides)
+    except ValidationError as e:
+        problems = "; ".join(
+            f"{'.'.join(str(p) for p in err['loc']) or 'settings'}: {err['msg']}" for err in e.errors()
+        )
+        raise ConfigError(f"invalid settings: {problems}") from e

@@ -1,0 +1,117 @@
+"""Canonical URLs, so that one page is one key however a link spelled it.
+
+``canonicalize`` lower-cases scheme and host, encodes international host
+names as IDNA, drops the default port, the fragment and empty query pairs,
+sorts the query pairs, removes dot segments from the path and normalises
+percent-encoding (unreserved characters decoded, other escapes upper-case,
+unsafe characters encoded as UTF-8). It is idempotent.
+"""
+
+from __future__ import annotations
+
+import string
+from urllib.parse import urlsplit, urlunsplit
+
+from fathom_ray.errors import InvalidURLError
+
+DEFAULT_PORTS = {"http": 80, "https": 443}
+_UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")
+_SUB_DELIMS = "!$'()*,;"
+_PATH_SAFE = frozenset(_UNRESERVED | set(_SUB_DELIMS + "&=+:@/"))
+_QUERY_PART_SAFE = frozenset(_UNRESERVED | set(_SUB_DELIMS + "+:@/?="))
+_USERINFO_SAFE = frozenset(_UNRESERVED | set(_SUB_DELIMS + "&=+:"))
+_HEX = frozenset(string.hexdigits)
+_HOST_CHARS = frozenset(string.ascii_lowercase + string.digits + "-._")
+
+
+def _normalise_escapes(text: str, safe: frozenset[str]) -> str:
+    """Decode escapes of unreserved characters, upper-case the rest, encode unsafe ones."""
+    out: list[str] = []
+    i = 0
+    while i < len(text):
+        char = text[i]
+        escape = text[i + 1 : i + 3]
+        if char == "%" and len(escape) == 2 and set(escape) <= _HEX:
+            decoded = chr(int(escape, 16))
+            out.append(decoded if decoded in _UNRESERVED else "%" + escape.upper())
+            i += 3
+            continue
+        if char in safe:
+            out.append(char)
+        else:
+            out.extend(f"%{byte:02X}" for byte in char.encode("utf-8", "surrogatepass"))
+        i += 1
+    return "".join(out)
+
+
+def _remove_dot_segments(path: str) -> str:
+    """RFC 3986 section 5.2.4, on an absolute path."""
+    segments = path.split("/")[1:]
+    kept: list[str] = []
+    for index, segment in enumerate(segments):
+        last = index == len(segments) - 1
+        if segment == ".":
+            if last:
+                kept.append("")
+        elif segment == "..":
+            if kept:
+                kept.pop()
+            if last:
+                kept.append("")
+        else:
+            kept.append(segment)
+    return "/" + "/".join(kept)
+
+
+def _canonical_host(url: str, host: str) -> str:
+    host = host.rstrip(".").lower()
+    if not host:
+        raise InvalidURLError(url, "no host")
+    if ":" in host:  # an IPv6 literal
+        return f"[{host}]"
+    try:
+        encoded = host.encode("idna").decode("ascii")
+    except UnicodeError as e:
+        raise InvalidURLError(url, f"host {host!r} is not a valid domain name") from e
+    if not set(encoded.lower()) <= _HOST_CHARS:
+        raise InvalidURLError(url, f"host {host!r} has characters a domain name cannot hold")
+    return encoded.lower()
+
+
+def _canonical_query(query: str) -> str:
+    pairs: list[tuple[str, str]] = []
+    for part in query.split("&"):
+        if not part:
+            continue
+        key, _, value = part.partition("=")
+        key = _normalise_escapes(key, _QUERY_PART_SAFE - {"="})
+        value = _normalise_escapes(value, _QUERY_PART_SAFE)
+        if key or value:
+            pairs.append((key, value))
+    pairs.sort()
+    return "&".join(f"{key}={value}" if value else key for key, value in pairs)
+
+
+def canonicalize(url: str) -> str:
+    """The canonical form of an absolute http(s) URL; ``InvalidURLError`` otherwise."""
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError as e:
+        raise InvalidURLError(url, str(e)) from e
+    scheme = parts.scheme.lower()
+    if scheme not in DEFAULT_PORTS:
+        raise InvalidURLError(url, f"scheme {scheme or '(none)'!r} is not http or https")
+    host = _canonical_host(url, parts.hostname or "")
+    netloc = host if port in (None, DEFAULT_PORTS[scheme]) else f"{host}:{port}"
+    if parts.username is not None:
+        userinfo = _normalise_escapes(parts.netloc.rpartition("@")[0], _USERINFO_SAFE)
+        netloc = f"{userinfo}@{netloc}"
+    path = _remove_dot_segments(_normalise_escapes(parts.path or "/", _PATH_SAFE))
+    return urlunsplit((scheme, netloc, path, _canonical_query(parts.query), ""))
+
+
+def domain_of(url: str) -> str:
+    """The host a URL's productivity is counted under: canonical, without a leading ``www.``."""
+    host = urlsplit(canonicalize(url)).hostname or ""
+    return host.removeprefix("www.")

@@ -1,0 +1,1 @@
+"""The HTTP API: a FastAPI app builder and its Ray Serve deployment."""

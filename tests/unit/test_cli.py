@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from fathom_ray.cli import app
+
+runner = CliRunner()
+
+
+def test_help_lists_the_commands() -> None:
+    result = runner.invoke(app, ["--help"])
+    assert result.exit_code == 0
+    assert "presets" in result.output
+    assert "config" in result.output
+
+
+def test_presets_prints_the_table() -> None:
+    result = runner.invoke(app, ["presets"])
+    assert result.exit_code == 0
+    for name in ("glance", "exhaustive", "10,000"):
+        assert name in result.output
+
+
+def test_config_masks_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FATHOM_API__TOKEN", "s3cret")
+    result = runner.invoke(app, ["config"])
+    assert result.exit_code == 0
+    shown = json.loads(result.output)
+    assert shown["api"]["token"] == "**********"
+    assert "s3cret" not in result.output
+
+
+def test_config_reports_bad_settings_with_exit_code_2(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FATHOM_API__MAX_SESSIONS", "zero")
+    result = runner.invoke(app, ["config"])
+    assert result.exit_code == 2
+    assert "api.max_sessions" in result.output

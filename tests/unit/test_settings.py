@@ -1,0 +1,54 @@
+from __future__ import annotations
+
+import pickle
+
+import pytest
+from pydantic import ValidationError
+
+from fathom_ray.errors import ConfigError
+from fathom_ray.settings import load_settings
+
+
+def test_environment_maps_onto_nested_sections(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FATHOM_API__MAX_SESSIONS", "5")
+    monkeypatch.setenv("FATHOM_LLM__MODEL", "Qwen/Qwen3-8B")
+    monkeypatch.setenv("FATHOM_FETCH__ALLOW_HOSTS", '["docs.python.test"]')
+    settings = load_settings()
+    assert settings.api.max_sessions == 5
+    assert settings.llm.model == "Qwen/Qwen3-8B"
+    assert settings.fetch.allow_hosts == ("docs.python.test",)
+
+
+def test_settings_are_frozen_and_pickle_with_secrets(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FATHOM_API__TOKEN", "s3cret")
+    settings = load_settings()
+    with pytest.raises(ValidationError):
+        settings.api.max_sessions = 9  # type: ignore[misc]
+    copy = pickle.loads(pickle.dumps(settings))
+    assert copy == settings
+    assert copy.api.token is not None
+    assert copy.api.token.get_secret_value() == "s3cret"
+    assert "s3cret" not in repr(settings)
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "message"),
+    [
+        ("FATHOM_API__MAX_SESSIONS", "0", "api.max_sessions"),
+        ("FATHOM_RESEARCH__DEFAULT_DEPTH", "bottomless", "default_depth"),
+        ("FATHOM_LLM__BACKEND", "openai", "base_url"),
+        ("FATHOM_API__HOST", "0.0.0.0", "token"),
+        ("FATHOM_GRAPH__BACKEND", "neo4j", "NEO4J__URI"),
+    ],
+)
+def test_bad_settings_name_the_field(
+    monkeypatch: pytest.MonkeyPatch, variable: str, value: str, message: str
+) -> None:
+    monkeypatch.setenv(variable, value)
+    with pytest.raises(ConfigError, match=message):
+        load_settings()
+
+
+def test_overrides_win_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FATHOM_API__PORT", "9000")
+    assert load_settings(api={"port": 9100}).api.port == 9100
