@@ -124,21 +124,33 @@ class FetchResult:
 
 @dataclass(frozen=True, slots=True)
 class Link:
-    """A link found on a page: its absolute URL and anchor text."""
+    """A link found on a page: absolute canonical URL, anchor text and the text around it."""
 
     url: str
     text: str = ""
+    context: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class PageMetadata:
+    """What a page says about itself, where it says it."""
+
+    date: str | None = None
+    author: str | None = None
+    site_name: str | None = None
+    language: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class ExtractedPage:
-    """The main text of a fetched page and the links in it."""
+    """The main text of a fetched page, its links and metadata, and the method that produced it."""
 
     url: str
     title: str
     text: str
     links: tuple[Link, ...] = ()
-    extractor: str = ""
+    metadata: PageMetadata = PageMetadata()
+    method: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,6 +9,8 @@ unsafe characters encoded as UTF-8). It is idempotent.
 
 from __future__ import annotations
 
+import functools
+import re
 import string
 from urllib.parse import urlsplit, urlunsplit
 
@@ -24,8 +26,15 @@ _HEX = frozenset(string.hexdigits)
 _HOST_CHARS = frozenset(string.ascii_lowercase + string.digits + "-._")
 
 
+@functools.cache
+def _all_safe(safe: frozenset[str]) -> re.Pattern[str]:
+    return re.compile("[" + re.escape("".join(sorted(safe))) + "]*")
+
+
 def _normalise_escapes(text: str, safe: frozenset[str]) -> str:
     """Decode escapes of unreserved characters, upper-case the rest, encode unsafe ones."""
+    if _all_safe(safe).fullmatch(text):
+        return text
     out: list[str] = []
     i = 0
     while i < len(text):

@@ -1,0 +1,81 @@
+"""Fault hosts of the offline web: each misbehaves in one way a real site can."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+SLOW_DELAY_S = 3.0
+HUGE_BYTES = 64 * 1024 * 1024
+JS_PAGE = b"""<!doctype html>
+<html><head><title>Rendered by script</title></head>
+<body><div id="app">Loading...</div>
+<script>
+setTimeout(function () {
+  document.getElementById("app").innerHTML =
+    "<h1>Rendered by script</h1><p>The answer to the test question is forty-two. " +
+    "This paragraph exists only after JavaScript runs in the page.</p>";
+}, 300);
+</script></body></html>"""
+ROBOTS_TXT = b"User-agent: *\nDisallow: /private\nCrawl-delay: 2\n"
+
+
+@dataclass(frozen=True, slots=True)
+class Reply:
+    """A canned answer: status, headers and body."""
+
+    status: int
+    content_type: str = "text/html; charset=utf-8"
+    body: bytes = b""
+    location: str | None = None
+
+
+def page(title: str, text: str) -> bytes:
+    return (
+        f"<!doctype html><html><head><title>{title}</title></head>"
+        f"<body><h1>{title}</h1><p>{text}</p></body></html>"
+    ).encode()
+
+
+def _redirect_private(path: str, web_port: int) -> Reply:
+    if path.startswith("/metadata"):
+        return Reply(302, location="http://169.254.169.254/latest/meta-data/")
+    return Reply(302, location=f"http://127.0.0.1:{web_port}/")
+
+
+def _robots(path: str, web_port: int) -> Reply:
+    if path == "/robots.txt":
+        return Reply(200, content_type="text/plain", body=ROBOTS_TXT)
+    return Reply(200, body=page("Robots test", f"You are looking at {path}."))
+
+
+_CANNED: dict[str, Callable[[str, int], Reply]] = {
+    "error.test": lambda path, port: Reply(500, body=page("Internal Server Error", "The server fell over.")),
+    "loop.test": lambda path, port: Reply(302, location="/b" if path != "/b" else "/a"),
+    "redirect-private.test": _redirect_private,
+    "binary.test": lambda path, port: Reply(
+        200, content_type="application/octet-stream", body=os.urandom(4096)
+    ),
+    "js.test": lambda path, port: Reply(200, body=JS_PAGE),
+    "robots.test": _robots,
+}
+
+
+def fault_reply(host: str, path: str, web_port: int) -> Reply | None:
+    """The canned reply of a fault host, or None (not a fault host, or one the server streams)."""
+    make = _CANNED.get(host)
+    return None if make is None else make(path, web_port)
+
+
+FAULT_HOSTS = (
+    "slow.test",
+    "hang.test",
+    "error.test",
+    "loop.test",
+    "redirect-private.test",
+    "huge.test",
+    "binary.test",
+    "robots.test",
+    "js.test",
+)

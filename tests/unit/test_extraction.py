@@ -1,0 +1,113 @@
+from __future__ import annotations
+
+import pytest
+import trafilatura
+
+from fathom_ray.extraction import extract_main_text, extract_pdf
+
+ARTICLE = """<!doctype html><html lang="en"><head><title>WAL in SQLite | Example News</title>
+<meta property="article:published_time" content="2010-07-21T09:00:00Z">
+<meta name="author" content="D. Richard Hipp">
+<meta property="og:site_name" content="Example News">
+<base href="http://news.example/articles/">
+</head><body>
+<nav><a href="/">Home</a> <a href="/about">About</a></nav>
+<article>
+<h1>Write-ahead logging arrives in SQLite</h1>
+<p>SQLite version 3.7.0 added a new journal mode called write-ahead logging, or WAL for short.
+With WAL, readers do not block writers and a writer does not block readers, so reading and writing
+can proceed concurrently. The change was described as the biggest since version 3.0.</p>
+<p>Details are in the <a href="wal.html#intro">WAL documentation</a> and in the
+<a href="HTTP://Docs.Example:80/./release/3.7.0.html?b=2&amp;a=1">release notes for 3.7.0</a>.</p>
+<p>Most applications will see faster writes. Checkpoints move pages from the WAL file back
+into the database, either automatically or when the application asks for one.</p>
+</article>
+<footer>Copyright Example News. <a href="/privacy">Privacy</a></footer>
+</body></html>"""
+
+
+def test_article_text_title_links_and_metadata() -> None:
+    page = extract_main_text(ARTICLE, "http://news.example/articles/wal-arrives")
+    assert page.method.startswith("trafilatura")
+    assert "readers do not block writers" in page.text
+    assert "Copyright Example News" not in page.text
+    assert page.title == "WAL in SQLite | Example News"
+    by_url = {link.url: link for link in page.links}
+    assert "http://news.example/articles/wal.html" in by_url
+    notes = by_url["http://docs.example/release/3.7.0.html?a=1&b=2"]
+    assert notes.text == "release notes for 3.7.0"
+    assert "Details are in the" in notes.context
+    assert "http://news.example/about" in by_url
+    assert page.metadata.date == "2010-07-21T09:00:00Z"
+    assert page.metadata.author == "D. Richard Hipp"
+    assert page.metadata.site_name == "Example News"
+    assert page.metadata.language == "en"
+
+
+def test_json_ld_metadata() -> None:
+    html = """<html><head><script type="application/ld+json">
+    {"@context": "https://schema.org", "@type": "NewsArticle", "datePublished": "2022-10-24",
+     "author": [{"@type": "Person", "name": "Pablo Galindo"}, {"name": "Łukasz Langa"}]}
+    </script></head><body><p>Python 3.11 was released.</p></body></html>"""
+    metadata = extract_main_text(html, "http://a.example/").metadata
+    assert metadata.date == "2022-10-24"
+    assert metadata.author == "Pablo Galindo, Łukasz Langa"
+
+
+def test_selectolax_takes_over_when_trafilatura_finds_nothing() -> None:
+    html = "<html><body><main><nav>menu</nav><script>x()</script></main></body></html>"
+    page = extract_main_text(html, "http://a.example/empty")
+    assert page.method == "selectolax"
+    assert page.text == ""
+
+
+def test_selectolax_takes_over_when_trafilatura_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: object, **kwargs: object) -> str:
+        raise ValueError("lxml could not build a tree")
+
+    monkeypatch.setattr(trafilatura, "extract", broken)
+    html = "<html><body><main><nav>menu</nav><p>Kept text.</p><script>x()</script></main></body></html>"
+    page = extract_main_text(html, "http://a.example/tiny")
+    assert page.method == "selectolax"
+    assert page.text == "Kept text."
+
+
+def test_garbage_never_raises() -> None:
+    for html in ("", "\x00\x01\x02binary", "<html><body>" + "<div>" * 5000, "<<<>>>"):
+        page = extract_main_text(html, "http://a.example/")
+        assert page.url == "http://a.example/"
+
+
+def _pdf(text: str) -> bytes:
+    """A one-page PDF showing ``text`` in Helvetica, written by hand."""
+    stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+def test_pdf_text() -> None:
+    page = extract_pdf(_pdf("PostgreSQL 15 was released in October 2022."), "http://a.example/r.pdf")
+    assert page.method == "pypdf"
+    assert "PostgreSQL 15 was released" in page.text
+
+
+def test_broken_pdf_gives_empty_text() -> None:
+    page = extract_pdf(b"%PDF-1.4 this is not really a pdf", "http://a.example/broken.pdf")
+    assert page.text == ""
+    assert page.method == "pypdf-failed"
