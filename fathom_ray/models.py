@@ -101,6 +101,7 @@ class FetchStatus(enum.StrEnum):
     ROBOTS = "robots"
     UNSUPPORTED_TYPE = "unsupported_type"
     TOO_LARGE = "too_large"
+    TOO_MANY_REDIRECTS = "too_many_redirects"
     BROWSER_CRASHED = "browser_crashed"
 
 
@@ -114,12 +115,45 @@ class FetchResult:
     http_status: int | None = None
     content_type: str = ""
     body: str = ""
+    data: bytes = b""
     elapsed_s: float = 0.0
     error: str = ""
+    redirects: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
         return self.status is FetchStatus.OK
+
+
+@dataclass(frozen=True, slots=True)
+class Preview:
+    """The head of a page, read cheaply before paying for a browser fetch."""
+
+    url: str
+    status: FetchStatus
+    final_url: str = ""
+    http_status: int | None = None
+    content_type: str = ""
+    title: str = ""
+    text_chars: int = 0
+    error: str = ""
+
+    @property
+    def usable(self) -> bool:
+        """Fetched fine and shows some text (the mechanical gate of a preview-first batch)."""
+        return self.status is FetchStatus.OK and self.text_chars > 0
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """One result of a search backend, ``rank`` counted from 1 per query."""
+
+    title: str
+    url: str
+    snippet: str
+    rank: int
+    backend: str
+    query: str = ""
 
 
 @dataclass(frozen=True, slots=True)
