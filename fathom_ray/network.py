@@ -33,9 +33,7 @@ class NetworkMap:
 
     def chromium_rules(self) -> str:
         """The same map as Chromium's ``--host-resolver-rules``."""
-        rules = [
-            f"MAP {r.pattern} {r.address}" + (f":{r.port}" if r.port else "") for r in self.routes
-        ]
+        rules = [f"MAP {r.pattern} {r.address}" + (f":{r.port}" if r.port else "") for r in self.routes]
         if self.exclusive:
             rules.append("MAP * ~NOTFOUND")
         return ", ".join(rules)

@@ -85,7 +85,7 @@ class UrlPolicy:
         for address in addresses:
             problem = address_problem(address)
             if problem is not None:
-                return f"{host} resolves to {problem[0].lower()}{problem[1:]}"
+                return problem if host.strip("[]") == address else f"{host} resolves to {address}: {problem}"
         return None
 
 

@@ -27,7 +27,7 @@ REDIRECT_CODES = frozenset({301, 302, 303, 307, 308})
 TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 
 
-class _Failure(Exception):
+class _FetchFailedError(Exception):
     """Ends one fetch with a status; caught inside this module and turned into a value."""
 
     def __init__(self, status: FetchStatus, reason: str) -> None:
@@ -103,10 +103,13 @@ class SafeHttpClient:
         try:
             async with asyncio.timeout(timeout_s or self._settings.timeout_s):
                 return await self._follow(url, max_bytes, truncate, hops, started)
-        except _Failure as failure:
+        except _FetchFailedError as failure:
             status, reason = failure.status, failure.reason
         except TimeoutError:
-            status, reason = FetchStatus.TIMEOUT, f"no complete answer within {timeout_s or self._settings.timeout_s:g} s"
+            status, reason = (
+                FetchStatus.TIMEOUT,
+                f"no complete answer within {timeout_s or self._settings.timeout_s:g} s",
+            )
         except httpx.TimeoutException as e:
             status, reason = FetchStatus.TIMEOUT, f"{type(e).__name__}"
         except httpx.HTTPError as e:
@@ -127,7 +130,9 @@ class SafeHttpClient:
         while True:
             hops.append(current)
             if len(hops) > MAX_REDIRECTS + 1:
-                raise _Failure(FetchStatus.TOO_MANY_REDIRECTS, f"more than {MAX_REDIRECTS} redirects")
+                raise _FetchFailedError(
+                    FetchStatus.TOO_MANY_REDIRECTS, f"more than {MAX_REDIRECTS} redirects"
+                )
             request = await self._request(current)
             response = await self._client.send(request, stream=True)
             try:
@@ -135,7 +140,15 @@ class SafeHttpClient:
                 if response.status_code in REDIRECT_CODES and location:
                     current = urljoin(current, location)
                     continue
-                return await self._read(url, current, response, max_bytes, truncate, hops, started)
+                return await self._read(
+                    url=url,
+                    final_url=current,
+                    response=response,
+                    max_bytes=max_bytes,
+                    truncate=truncate,
+                    hops=hops,
+                    started=started,
+                )
             finally:
                 await response.aclose()
 
@@ -144,11 +157,11 @@ class SafeHttpClient:
         host = parts.hostname or ""
         problem = self._policy.url_problem(url)
         if problem is not None:
-            raise _Failure(FetchStatus.BLOCKED, f"{url}: {problem}")
+            raise _FetchFailedError(FetchStatus.BLOCKED, f"{url}: {problem}")
         addresses = await self._resolver.resolve(host)
         problem = self._policy.resolved_problem(url, addresses)
         if problem is not None:
-            raise _Failure(FetchStatus.BLOCKED, f"{url}: {problem}")
+            raise _FetchFailedError(FetchStatus.BLOCKED, f"{url}: {problem}")
         route = self._network.route_for(host)
         address = route.address if route else addresses[0]
         port = (route.port if route else None) or parts.port or (443 if parts.scheme == "https" else 80)
@@ -159,6 +172,7 @@ class SafeHttpClient:
 
     async def _read(
         self,
+        *,
         url: str,
         final_url: str,
         response: httpx.Response,
@@ -170,16 +184,20 @@ class SafeHttpClient:
         content_type = response.headers.get("content-type", "")
         kind = content_kind(content_type)
         if kind is None:
-            raise _Failure(FetchStatus.UNSUPPORTED_TYPE, f"content type {content_type!r} is not HTML, text or PDF")
+            raise _FetchFailedError(
+                FetchStatus.UNSUPPORTED_TYPE, f"content type {content_type!r} is not HTML, text or PDF"
+            )
         declared = int(response.headers.get("content-length", "0") or 0)
         if declared > max_bytes and not truncate:
-            raise _Failure(FetchStatus.TOO_LARGE, f"{declared} bytes declared, limit {max_bytes}")
+            raise _FetchFailedError(FetchStatus.TOO_LARGE, f"{declared} bytes declared, limit {max_bytes}")
         data = bytearray()
         async for chunk in response.aiter_bytes():
             data += chunk
             if len(data) > max_bytes:
                 if not truncate:
-                    raise _Failure(FetchStatus.TOO_LARGE, f"body passed the limit of {max_bytes} bytes")
+                    raise _FetchFailedError(
+                        FetchStatus.TOO_LARGE, f"body passed the limit of {max_bytes} bytes"
+                    )
                 del data[max_bytes:]
                 break
         ok = response.status_code < 400

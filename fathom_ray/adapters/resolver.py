@@ -10,7 +10,7 @@ from fathom_ray.network import NetworkMap
 
 
 class MappedResolver:
-    """Resolves routed hosts to their mapped address; others through getaddrinfo unless the map is exclusive."""
+    """Routed hosts resolve to their mapped address, others through getaddrinfo unless the map is closed."""
 
     def __init__(self, network: NetworkMap) -> None:
         self._network = network

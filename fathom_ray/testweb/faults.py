@@ -31,6 +31,32 @@ class Reply:
     location: str | None = None
 
 
+def pdf(text: str) -> bytes:
+    """A one-page PDF showing ``text`` in Helvetica, written object by object."""
+    stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
+        b"/Resources << /Font << /F1 5 0 R >> >> >>",
+        b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+    ]
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+PDF_TEXT = "PostgreSQL 15 was released on 13 October 2022."
+
+
 def page(title: str, text: str) -> bytes:
     return (
         f"<!doctype html><html><head><title>{title}</title></head>"
@@ -59,6 +85,7 @@ _CANNED: dict[str, Callable[[str, int], Reply]] = {
     ),
     "js.test": lambda path, port: Reply(200, body=JS_PAGE),
     "robots.test": _robots,
+    "pdf.test": lambda path, port: Reply(200, content_type="application/pdf", body=pdf(PDF_TEXT)),
 }
 
 
@@ -78,4 +105,5 @@ FAULT_HOSTS = (
     "binary.test",
     "robots.test",
     "js.test",
+    "pdf.test",
 )

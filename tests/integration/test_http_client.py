@@ -20,7 +20,10 @@ T = TypeVar("T")
 
 
 def run_with(
-    network: NetworkMap, policy: UrlPolicy, call: Callable[[SafeHttpClient], Awaitable[T]], timeout_s: float = 5.0
+    network: NetworkMap,
+    policy: UrlPolicy,
+    call: Callable[[SafeHttpClient], Awaitable[T]],
+    timeout_s: float = 5.0,
 ) -> T:
     async def go() -> T:
         settings = FetchSettings(timeout_s=timeout_s, max_body_bytes=2_000_000)

@@ -4,6 +4,7 @@ import pytest
 import trafilatura
 
 from fathom_ray.extraction import extract_main_text, extract_pdf
+from fathom_ray.testweb.faults import PDF_TEXT, pdf
 
 ARTICLE = """<!doctype html><html lang="en"><head><title>WAL in SQLite | Example News</title>
 <meta property="article:published_time" content="2010-07-21T09:00:00Z">
@@ -78,33 +79,10 @@ def test_garbage_never_raises() -> None:
         assert page.url == "http://a.example/"
 
 
-def _pdf(text: str) -> bytes:
-    """A one-page PDF showing ``text`` in Helvetica, written by hand."""
-    stream = f"BT /F1 12 Tf 72 720 Td ({text}) Tj ET".encode()
-    objects = [
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R "
-        b"/Resources << /Font << /F1 5 0 R >> >> >>",
-        b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-    ]
-    out = bytearray(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(len(out))
-        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
-    xref = len(out)
-    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
-    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
-    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
-    return bytes(out)
-
-
 def test_pdf_text() -> None:
-    page = extract_pdf(_pdf("PostgreSQL 15 was released in October 2022."), "http://a.example/r.pdf")
+    page = extract_pdf(pdf(PDF_TEXT), "http://a.example/r.pdf")
     assert page.method == "pypdf"
-    assert "PostgreSQL 15 was released" in page.text
+    assert PDF_TEXT in page.text
 
 
 def test_broken_pdf_gives_empty_text() -> None:

@@ -1,0 +1,213 @@
+"""Pages fetched by a real Chromium through Playwright, every request through the egress proxy.
+
+Chromium is launched locally (Debian's binary, the house flags) or reached
+over CDP (a Browserless-style endpoint). Several pages run at once, each
+with a timeout; after load the fetcher waits for the network to settle so
+script-rendered content is there. A bad page is a ``FetchResult`` value; a
+crashed or disconnected browser is relaunched on the next fetch and the
+fetches in flight come back as ``browser_crashed``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from dataclasses import replace
+
+from playwright.async_api import (
+    Browser,
+    BrowserContext,
+    Error,
+    Page,
+    Playwright,
+    Request,
+    Response,
+    async_playwright,
+)
+from playwright.async_api import TimeoutError as PlaywrightTimeout
+
+from fathom_ray.adapters.egress_proxy import REFUSED_HEADER, TOO_LARGE_HEADER, EgressProxy
+from fathom_ray.adapters.http_client import SafeHttpClient
+from fathom_ray.models import FetchResult, FetchStatus
+from fathom_ray.security import content_kind
+from fathom_ray.settings import BrowserSettings
+
+logger = logging.getLogger(__name__)
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
+)
+SETTLE_S = 2.0
+
+
+class PlaywrightFetcher:
+    """``start()`` before use, ``stop()`` after; ``fetch`` never raises for a bad page."""
+
+    def __init__(
+        self, settings: BrowserSettings, proxy: EgressProxy, http: SafeHttpClient, user_agent: str
+    ) -> None:
+        self._settings = settings
+        self._http = http
+        self._proxy = proxy
+        self._user_agent = user_agent
+        self._pages = asyncio.Semaphore(settings.pages_per_browser)
+        self._playwright: Playwright | None = None
+        self._browser: Browser | None = None
+        self._context: BrowserContext | None = None
+        self._launch_lock = asyncio.Lock()
+        self.launches = 0
+
+    async def start(self) -> None:
+        self._playwright = await async_playwright().start()
+        await self._ensure_browser()
+
+    async def stop(self) -> None:
+        with contextlib.suppress(Error):
+            if self._context is not None:
+                await self._context.close()
+            if self._browser is not None:
+                await self._browser.close()
+        if self._playwright is not None:
+            await self._playwright.stop()
+        self._playwright = self._browser = self._context = None
+
+    async def _ensure_browser(self) -> BrowserContext:
+        async with self._launch_lock:
+            if self._context is not None and self._browser is not None and self._browser.is_connected():
+                return self._context
+            assert self._playwright is not None, "start() first"
+            proxy = {"server": self._proxy.address, "bypass": "<-loopback>"}
+            chromium = self._playwright.chromium
+            if self._settings.cdp_url:
+                self._browser = await chromium.connect_over_cdp(self._settings.cdp_url)
+            else:
+                self._browser = await chromium.launch(
+                    executable_path=str(self._settings.executable),
+                    args=list(CHROMIUM_FLAGS),
+                    proxy=proxy,  # type: ignore[arg-type]
+                    handle_sigint=False,
+                    handle_sigterm=False,
+                )
+            self._context = await self._browser.new_context(
+                proxy=proxy,  # type: ignore[arg-type]
+                user_agent=self._user_agent,
+                accept_downloads=False,
+                java_script_enabled=True,
+            )
+            self.launches += 1
+            logger.info("browser ready (%s)", "cdp" if self._settings.cdp_url else "local launch")
+            return self._context
+
+    async def fetch(self, url: str) -> FetchResult:
+        async with self._pages:
+            started = time.monotonic()
+            try:
+                context = await self._ensure_browser()
+            except Error as e:
+                return FetchResult(url, FetchStatus.BROWSER_CRASHED, error=f"browser unavailable: {e}")
+            try:
+                async with asyncio.timeout(self._settings.page_timeout_s + SETTLE_S + 5):
+                    result = await self._fetch_in(context, url)
+            except TimeoutError:
+                result = FetchResult(url, FetchStatus.TIMEOUT, error="the page never finished")
+            return _with_elapsed(result, time.monotonic() - started)
+
+    async def _fetch_in(self, context: BrowserContext, url: str) -> FetchResult:
+        try:
+            page = await context.new_page()
+        except Error as e:
+            return self._crashed(url, e)
+        timeout_ms = self._settings.page_timeout_s * 1000
+        try:
+            response = await page.goto(url, timeout=timeout_ms, wait_until="load")
+            with contextlib.suppress(PlaywrightTimeout):
+                await page.wait_for_load_state("networkidle", timeout=SETTLE_S * 1000)
+            if response is None:
+                return FetchResult(url, FetchStatus.NETWORK_ERROR, error="no response")
+            return await self._page_result(url, page, response)
+        except PlaywrightTimeout:
+            return FetchResult(
+                url, FetchStatus.TIMEOUT, error=f"no load within {self._settings.page_timeout_s:g} s"
+            )
+        except Error as e:
+            return await self._classify_error(url, e)
+        finally:
+            with contextlib.suppress(Error):
+                await page.close()
+
+    async def _page_result(self, url: str, page: Page, response: Response) -> FetchResult:
+        headers = await response.all_headers()
+        chain = _redirect_chain(response.request)
+        seen = self._proxy.seen.get(page.url)
+        refused = headers.get(REFUSED_HEADER.lower())
+        too_large = headers.get(TOO_LARGE_HEADER.lower()) or (seen and seen.too_large and "body cut off")
+        content_type = headers.get("content-type", "")
+        kind = content_kind(content_type)
+        failure: tuple[FetchStatus, str] | None = None
+        if refused:
+            failure = FetchStatus.BLOCKED, refused
+        elif too_large:
+            failure = FetchStatus.TOO_LARGE, too_large
+        elif kind is None:
+            failure = FetchStatus.UNSUPPORTED_TYPE, f"content type {content_type!r} is not HTML, text or PDF"
+        elif kind == "pdf" and response.ok:
+            return await self._http.fetch(page.url)  # the browser shows a viewer; we want the bytes
+        if failure is not None:
+            return FetchResult(url, failure[0], final_url=page.url, error=failure[1], redirects=chain)
+        return FetchResult(
+            url,
+            FetchStatus.OK if response.ok else FetchStatus.HTTP_ERROR,
+            final_url=page.url,
+            http_status=response.status,
+            content_type=content_type,
+            body=await page.content(),
+            error="" if response.ok else f"HTTP {response.status}",
+            redirects=chain,
+        )
+
+    async def _classify_error(self, url: str, error: Error) -> FetchResult:
+        message = str(error).splitlines()[0]
+        if self._browser is None or not self._browser.is_connected() or "closed" in message.lower():
+            return self._crashed(url, error)
+        seen = self._proxy.seen.get(url)
+        if seen is not None and seen.too_large:
+            return FetchResult(url, FetchStatus.TOO_LARGE, error="body passed the size limit")
+        if seen is not None and content_kind(seen.content_type) == "pdf":
+            return await self._http.fetch(url)  # Chromium downloads PDFs; fetch the bytes instead
+        if seen is not None and seen.content_type and content_kind(seen.content_type) is None:
+            return FetchResult(
+                url,
+                FetchStatus.UNSUPPORTED_TYPE,
+                content_type=seen.content_type,
+                error=f"content type {seen.content_type!r} is not HTML, text or PDF",
+            )
+        if "ERR_TOO_MANY_REDIRECTS" in message:
+            return FetchResult(url, FetchStatus.TOO_MANY_REDIRECTS, error=message)
+        return FetchResult(url, FetchStatus.NETWORK_ERROR, error=message)
+
+    def _crashed(self, url: str, error: Error) -> FetchResult:
+        logger.warning("browser lost while fetching %s: %s", url, error, extra={"url": url})
+        self._context = None
+        return FetchResult(url, FetchStatus.BROWSER_CRASHED, error=str(error).splitlines()[0])
+
+
+def _redirect_chain(request: Request) -> tuple[str, ...]:
+    """The URLs after the first one, in the order the browser followed them."""
+    chain: list[str] = []
+    current: Request | None = request
+    while current is not None:
+        chain.append(current.url)
+        current = current.redirected_from
+    return tuple(reversed(chain))[1:]
+
+
+def _with_elapsed(result: FetchResult, elapsed_s: float) -> FetchResult:
+    return replace(result, elapsed_s=elapsed_s)

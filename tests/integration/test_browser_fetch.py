@@ -1,0 +1,198 @@
+"""Real Chromium through Playwright and the egress proxy, against the offline web."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import subprocess
+import tempfile
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass
+
+import psutil
+import pytest
+import pytest_asyncio
+
+from fathom_ray.adapters.egress_proxy import EgressProxy
+from fathom_ray.adapters.http_client import SafeHttpClient
+from fathom_ray.adapters.playwright_fetcher import CHROMIUM_FLAGS, PlaywrightFetcher
+from fathom_ray.adapters.resolver import MappedResolver
+from fathom_ray.models import FetchStatus
+from fathom_ray.network import NetworkMap
+from fathom_ray.security import UrlPolicy
+from fathom_ray.settings import BrowserSettings, FetchSettings
+
+pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="module")]
+
+
+@dataclass
+class Rig:
+    proxy: EgressProxy
+    http: SafeHttpClient
+    fetcher: PlaywrightFetcher
+
+
+async def make_rig(network: NetworkMap, policy: UrlPolicy, browser: BrowserSettings) -> Rig:
+    fetch_settings = FetchSettings(timeout_s=5.0, max_body_bytes=5_000_000)
+    resolver = MappedResolver(network)
+    proxy = EgressProxy(policy, network, resolver, fetch_settings.max_body_bytes)
+    await proxy.start()
+    http = SafeHttpClient(fetch_settings, policy, network, resolver)
+    fetcher = PlaywrightFetcher(browser, proxy, http, "fathom-ray-test")
+    await fetcher.start()
+    return Rig(proxy, http, fetcher)
+
+
+async def close_rig(rig: Rig) -> None:
+    await rig.fetcher.stop()
+    await rig.http.aclose()
+    await rig.proxy.stop()
+
+
+@pytest_asyncio.fixture(loop_scope="module", scope="module")
+async def rig(offline_network: NetworkMap, offline_policy: UrlPolicy) -> AsyncIterator[Rig]:
+    made = await make_rig(
+        offline_network, offline_policy, BrowserSettings(page_timeout_s=3.0, pages_per_browser=4)
+    )
+    yield made
+    await close_rig(made)
+
+
+async def test_fetches_a_real_page(rig: Rig) -> None:
+    result = await rig.fetcher.fetch("http://www.sqlite.test/wal.html")
+    assert result.ok
+    assert result.http_status == 200
+    assert "Write-Ahead Logging" in result.body
+    assert result.elapsed_s > 0
+
+
+async def test_waits_for_script_rendered_content(rig: Rig) -> None:
+    result = await rig.fetcher.fetch("http://js.test/")
+    assert result.ok
+    assert "forty-two" in result.body
+
+
+async def test_follows_safe_redirects(rig: Rig) -> None:
+    result = await rig.fetcher.fetch("http://docs.python.test/")
+    assert result.ok
+    assert result.final_url == "http://docs.python.test/3.11/"
+    assert result.redirects == ("http://docs.python.test/3.11/",)
+
+
+async def test_pdf_comes_back_as_bytes(rig: Rig) -> None:
+    result = await rig.fetcher.fetch("http://pdf.test/report.pdf")
+    assert result.ok
+    assert result.data.startswith(b"%PDF")
+
+
+@pytest.mark.parametrize(
+    ("url", "status"),
+    [
+        ("http://error.test/", FetchStatus.HTTP_ERROR),
+        ("http://loop.test/a", FetchStatus.TOO_MANY_REDIRECTS),
+        ("http://redirect-private.test/", FetchStatus.BLOCKED),
+        ("http://redirect-private.test/metadata", FetchStatus.BLOCKED),
+        ("http://huge.test/", FetchStatus.TOO_LARGE),
+        ("http://binary.test/", FetchStatus.UNSUPPORTED_TYPE),
+        ("http://hang.test/", FetchStatus.TIMEOUT),
+        ("http://nowhere.example/", FetchStatus.BLOCKED),
+    ],
+)
+async def test_fault_hosts_give_the_right_status(rig: Rig, url: str, status: FetchStatus) -> None:
+    result = await rig.fetcher.fetch(url)
+    assert result.status is status, result.error
+    assert result.error
+
+
+async def test_pages_run_concurrently(rig: Rig) -> None:
+    urls = [f"http://www.sqlite.test/{name}.html" for name in ("lang", "wal", "fts5", "json1")]
+    results = await asyncio.gather(*(rig.fetcher.fetch(u) for u in urls))
+    assert all(r.ok for r in results)
+
+
+async def test_loopback_redirect_is_followed_only_when_loopback_is_allowed(
+    offline_network: NetworkMap,
+) -> None:
+    policy = UrlPolicy.allowing((*offline_network.allowed_hosts, "127.0.0.1"))
+    rig = await make_rig(offline_network, policy, BrowserSettings(page_timeout_s=3.0))
+    try:
+        result = await rig.fetcher.fetch("http://redirect-private.test/")
+        assert result.status is FetchStatus.HTTP_ERROR  # reached the server, which has no site by that name
+        assert result.http_status == 404
+    finally:
+        await close_rig(rig)
+
+
+def _browser_processes() -> list[psutil.Process]:
+    return [
+        p
+        for p in psutil.Process().children(recursive=True)
+        if "chrom" in p.name() and not any(a.startswith("--type=") for a in p.cmdline())
+    ]
+
+
+async def test_crashed_browser_is_relaunched(offline_network: NetworkMap, offline_policy: UrlPolicy) -> None:
+    rig = await make_rig(offline_network, offline_policy, BrowserSettings(page_timeout_s=5.0))
+    try:
+        in_flight = asyncio.create_task(rig.fetcher.fetch("http://slow.test/"))
+        await asyncio.sleep(1.0)
+        for process in _browser_processes():
+            process.send_signal(signal.SIGKILL)
+        crashed = await in_flight
+        assert crashed.status is FetchStatus.BROWSER_CRASHED
+        again = await rig.fetcher.fetch("http://www.sqlite.test/wal.html")
+        assert again.ok
+        assert rig.fetcher.launches == 2
+    finally:
+        await close_rig(rig)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def remote_chromium() -> Iterator[str]:
+    """A Chromium we start ourselves with a debugging port: a Browserless-style CDP endpoint."""
+    port = _free_port()
+    with tempfile.TemporaryDirectory() as profile:
+        process = subprocess.Popen(
+            [
+                "/usr/bin/chromium",
+                *CHROMIUM_FLAGS,
+                f"--remote-debugging-port={port}",
+                f"--user-data-dir={profile}",
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        try:
+            for _ in range(100):
+                with socket.socket() as s:
+                    if s.connect_ex(("127.0.0.1", port)) == 0:
+                        break
+                psutil.wait_procs([], timeout=0.1)
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            os.kill(process.pid, signal.SIGTERM)
+            process.wait(timeout=10)
+
+
+async def test_cdp_endpoint(
+    remote_chromium: str, offline_network: NetworkMap, offline_policy: UrlPolicy
+) -> None:
+    rig = await make_rig(
+        offline_network, offline_policy, BrowserSettings(cdp_url=remote_chromium, page_timeout_s=5)
+    )
+    try:
+        result = await rig.fetcher.fetch("http://js.test/")
+        assert result.ok
+        assert "forty-two" in result.body
+        blocked = await rig.fetcher.fetch("http://redirect-private.test/")
+        assert blocked.status is FetchStatus.BLOCKED
+    finally:
+        await close_rig(rig)
