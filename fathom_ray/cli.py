@@ -6,17 +6,24 @@ This is the one module of the package that may reach ``actors/`` and
 
 from __future__ import annotations
 
+import contextlib
 import json
+import time
 from importlib.metadata import version
-from typing import Annotated
+from pathlib import Path
+from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
 from rich.table import Table
 
-from fathom_ray.errors import FathomError
+from fathom_ray.adapters.search_backends import local_index_path
+from fathom_ray.errors import FathomError, InvalidRequestError
+from fathom_ray.network import NetworkMap
 from fathom_ray.presets import PRESETS
-from fathom_ray.settings import load_settings
+from fathom_ray.settings import Settings, load_settings
+from fathom_ray.testweb.server import TestWeb
+from fathom_ray.web_commands import build_index, run_search
 
 app = typer.Typer(
     name="fathom",
@@ -70,12 +77,125 @@ def _compact(count: int) -> str:
 @app.command()
 def config() -> None:
     """Print the effective settings (environment applied, secrets masked) as JSON."""
+    typer.echo(json.dumps(_settings().model_dump(mode="json"), indent=2))
+
+
+def _settings() -> Settings:
     try:
-        settings = load_settings()
+        return load_settings()
     except FathomError as e:
-        console.print(f"[red]error:[/red] {e}")
-        raise typer.Exit(code=2) from e
-    typer.echo(json.dumps(settings.model_dump(mode="json"), indent=2))
+        _fail(e)
+
+
+def _fail(error: Exception) -> NoReturn:
+    console.print(f"[red]error:[/red] {error}")
+    raise typer.Exit(code=2) from error
+
+
+@app.command("testweb")
+def serve_testweb(
+    port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0 picks a free one).")] = 8180,
+) -> None:
+    """Serve the offline test web (Debian's documentation sites, search.test, fault hosts) until Ctrl-C."""
+    settings = _settings()
+    console.print("starting the offline web (the first start builds its search index, a few seconds)")
+    try:
+        web = TestWeb(settings.data_dir / "cache", port=port).start()
+    except (FileNotFoundError, OSError) as e:
+        _fail(e)
+    console.print(f"serving on 127.0.0.1:{web.port}; hosts: {', '.join(web.hosts)}")
+    console.print(f"try: curl -H 'Host: www.sqlite.test' http://127.0.0.1:{web.port}/wal.html")
+    console.print(f"     curl -H 'Host: search.test' 'http://127.0.0.1:{web.port}/search?q=wal&format=json'")
+    console.print(f'Chromium: --host-resolver-rules="{NetworkMap.offline(web.port).chromium_rules()}"')
+    try:
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        console.print("stopping")
+    finally:
+        web.stop()
+
+
+@app.command()
+def index(
+    paths: Annotated[list[str], typer.Argument(help="Folders of HTML files, files listing URLs, or URLs.")],
+    base_url: Annotated[
+        str | None, typer.Option(help="The URL a folder is served under (its files' URLs start with it).")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Where to write the index [default: DATA_DIR/index.json].")
+    ] = None,
+    allow_host: Annotated[
+        list[str] | None, typer.Option(help="A host on a private address that may be fetched (repeatable).")
+    ] = None,
+    web: Annotated[
+        str, typer.Option(help="internet, or offline to fetch URLs from the offline test web.")
+    ] = "internet",
+) -> None:
+    """Build the local search index (BM25) that `--search local` uses."""
+    settings = _settings()
+    target = out or local_index_path(settings)
+    with contextlib.ExitStack() as stack:
+        network = _network(stack, settings, web)
+        try:
+            report = build_index(
+                settings,
+                paths,
+                base_url=base_url,
+                out=target,
+                network=network,
+                allow_hosts=allow_host or (),
+                progress=console.print,
+            )
+        except FathomError as e:
+            _fail(e)
+    for url, reason in report.failed:
+        console.print(f"[yellow]skipped[/yellow] {url}: {reason}")
+    console.print(f"indexed {report.documents} documents into {report.path}")
+
+
+@app.command()
+def search(
+    query: Annotated[str, typer.Argument(help="What to search for.")],
+    backend: Annotated[str | None, typer.Option(help="ddgs, searxng or local [default: settings].")] = None,
+    web: Annotated[
+        str, typer.Option(help="internet, or offline to search the offline test web.")
+    ] = "internet",
+    limit: Annotated[int, typer.Option(min=1, max=100)] = 10,
+) -> None:
+    """Run one search through a backend and print the ranked results."""
+    overrides: dict[str, object] = {}
+    if web == "offline":
+        overrides = {"backend": "searxng", "searxng_url": "http://search.test"}
+    if backend:
+        overrides["backend"] = backend
+    settings = _settings()
+    with contextlib.ExitStack() as stack:
+        network = _network(stack, settings, web)
+        try:
+            settings = settings.model_copy(update={"search": settings.search.model_copy(update=overrides)})
+            results = run_search(settings, network, query, limit)
+        except FathomError as e:
+            _fail(e)
+    table = Table(title=f"{query!r} via {settings.search.backend}")
+    for column in ("#", "title", "url"):
+        table.add_column(column, overflow="fold")
+    for result in results:
+        table.add_row(str(result.rank), result.title, result.url)
+    console.print(table if results else "no results")
+
+
+def _network(stack: contextlib.ExitStack, settings: Settings, web: str) -> NetworkMap:
+    """The plain internet, or the offline web started for the length of the command."""
+    if web == "internet":
+        return NetworkMap()
+    if web != "offline":
+        _fail(InvalidRequestError("--web", f"must be internet or offline, got {web!r}"))
+    try:
+        test_web = stack.enter_context(TestWeb(settings.data_dir / "cache", port=0))
+    except (FileNotFoundError, OSError) as e:
+        _fail(e)
+    return NetworkMap.offline(test_web.port)
 
 
 def main() -> None:

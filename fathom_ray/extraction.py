@@ -51,6 +51,14 @@ def extract_main_text(html: str, url: str) -> ExtractedPage:
     return ExtractedPage(url, title, text, links, metadata, method)
 
 
+def extract_visible_text(html: str, url: str) -> ExtractedPage:
+    """The selectolax path alone: linear-time, for when trafilatura ran out of time."""
+    tree = LexborHTMLParser(html[:MAX_HTML_CHARS])
+    links = _links(tree, _base_url(tree, url), url)
+    metadata, title = _metadata(tree), _title(tree)
+    return ExtractedPage(url, title, _visible_text(tree), links, metadata, "selectolax")
+
+
 def _trafilatura_text(html: str, url: str, paragraph_chars: int) -> tuple[str, str]:
     try:
         precise = trafilatura.extract(html, url=url, favor_precision=True, include_comments=False) or ""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
+from dataclasses import dataclass
 from urllib.parse import urljoin, urlsplit
 
 import httpx
@@ -25,6 +26,15 @@ from fathom_ray.settings import FetchSettings
 MAX_REDIRECTS = 5
 REDIRECT_CODES = frozenset({301, 302, 303, 307, 308})
 TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+
+
+@dataclass(frozen=True, slots=True)
+class _ReadRules:
+    """How much of a body to read, whether to cut it quietly, and whether only JSON will do."""
+
+    max_bytes: int
+    truncate: bool
+    json_only: bool = False
 
 
 class _FetchFailedError(Exception):
@@ -69,11 +79,11 @@ class SafeHttpClient:
 
     async def fetch(self, url: str, max_bytes: int | None = None) -> FetchResult:
         """The whole body (up to the size limit) of an HTML, text or PDF resource."""
-        return await self._get(url, max_bytes or self._settings.max_body_bytes, truncate=False)
+        return await self._get(url, _ReadRules(max_bytes or self._settings.max_body_bytes, truncate=False))
 
     async def preview(self, url: str) -> Preview:
         """Status, type, title and amount of text of the first ``preview_bytes`` of a page."""
-        result = await self._get(url, self._settings.preview_bytes, truncate=True)
+        result = await self._get(url, _ReadRules(self._settings.preview_bytes, truncate=True))
         title, chars = _title_and_text(result.body) if result.ok else ("", 0)
         if result.ok and content_kind(result.content_type) == "pdf":
             chars = len(result.data)
@@ -88,21 +98,24 @@ class SafeHttpClient:
             error=result.error,
         )
 
+    async def fetch_json(self, url: str, max_bytes: int = 2_000_000) -> FetchResult:
+        """A JSON document (an API answer), body as text; other types are refused."""
+        return await self._get(url, _ReadRules(max_bytes, truncate=False, json_only=True))
+
     async def robots_txt(self, url: str) -> str | None:
         """The robots.txt of ``url``'s origin; None (allow all) when missing or unreachable."""
-        result = await self._get(url, 512_000, truncate=True, timeout_s=min(5.0, self._settings.timeout_s))
+        rules = _ReadRules(512_000, truncate=True)
+        result = await self._get(url, rules, timeout_s=min(5.0, self._settings.timeout_s))
         if result.ok and content_kind(result.content_type) in ("text", "html"):
             return result.body
         return None
 
-    async def _get(
-        self, url: str, max_bytes: int, *, truncate: bool, timeout_s: float | None = None
-    ) -> FetchResult:
+    async def _get(self, url: str, rules: _ReadRules, timeout_s: float | None = None) -> FetchResult:
         started = time.monotonic()
         hops: list[str] = []
         try:
             async with asyncio.timeout(timeout_s or self._settings.timeout_s):
-                return await self._follow(url, max_bytes, truncate, hops, started)
+                return await self._follow(url, rules, hops, started)
         except _FetchFailedError as failure:
             status, reason = failure.status, failure.reason
         except TimeoutError:
@@ -123,9 +136,7 @@ class SafeHttpClient:
             redirects=tuple(hops[1:]),
         )
 
-    async def _follow(
-        self, url: str, max_bytes: int, truncate: bool, hops: list[str], started: float
-    ) -> FetchResult:
+    async def _follow(self, url: str, rules: _ReadRules, hops: list[str], started: float) -> FetchResult:
         current = url
         while True:
             hops.append(current)
@@ -144,8 +155,7 @@ class SafeHttpClient:
                     url=url,
                     final_url=current,
                     response=response,
-                    max_bytes=max_bytes,
-                    truncate=truncate,
+                    rules=rules,
                     hops=hops,
                     started=started,
                 )
@@ -176,25 +186,28 @@ class SafeHttpClient:
         url: str,
         final_url: str,
         response: httpx.Response,
-        max_bytes: int,
-        truncate: bool,
+        rules: _ReadRules,
         hops: list[str],
         started: float,
     ) -> FetchResult:
+        max_bytes = rules.max_bytes
         content_type = response.headers.get("content-type", "")
         kind = content_kind(content_type)
+        if rules.json_only:
+            kind = "text" if "json" in content_type.lower() else None
         if kind is None:
+            wanted = "JSON" if rules.json_only else "HTML, text or PDF"
             raise _FetchFailedError(
-                FetchStatus.UNSUPPORTED_TYPE, f"content type {content_type!r} is not HTML, text or PDF"
+                FetchStatus.UNSUPPORTED_TYPE, f"content type {content_type!r} is not {wanted}"
             )
         declared = int(response.headers.get("content-length", "0") or 0)
-        if declared > max_bytes and not truncate:
+        if declared > max_bytes and not rules.truncate:
             raise _FetchFailedError(FetchStatus.TOO_LARGE, f"{declared} bytes declared, limit {max_bytes}")
         data = bytearray()
         async for chunk in response.aiter_bytes():
             data += chunk
             if len(data) > max_bytes:
-                if not truncate:
+                if not rules.truncate:
                     raise _FetchFailedError(
                         FetchStatus.TOO_LARGE, f"body passed the limit of {max_bytes} bytes"
                     )

@@ -7,40 +7,11 @@ import logging
 from collections.abc import Iterable
 from pathlib import Path
 
-from selectolax.lexbor import LexborHTMLParser
-
-from fathom_ray.bm25 import Bm25Index, IndexedDocument
-from fathom_ray.testweb.sites import SITES, Site, read_body
+from fathom_ray.bm25 import Bm25Index
+from fathom_ray.local_index import index_folder
+from fathom_ray.testweb.sites import SITES, Site
 
 logger = logging.getLogger(__name__)
-NOISE_SELECTORS = (
-    "script",
-    "style",
-    "nav",
-    "header",
-    "footer",
-    "noscript",
-    "[role=navigation]",
-    ".related",
-    ".sphinxsidebar",
-    ".navheader",
-    ".navfooter",
-    ".nosearch",
-    ".menu",
-)
-
-
-def page_document(url: str, html: bytes) -> IndexedDocument:
-    """Title and visible text of a page, for indexing."""
-    tree = LexborHTMLParser(html.decode("utf-8", "replace"))
-    title_node = tree.css_first("title")
-    title = " ".join(title_node.text().split()) if title_node else url
-    body = tree.body
-    if body is None:
-        return IndexedDocument(url, title, "")
-    for node in body.css(",".join(NOISE_SELECTORS)):
-        node.decompose()
-    return IndexedDocument(url, title, " ".join(body.text(separator=" ").split()))
 
 
 def _fingerprint(sites: Iterable[Site]) -> str:
@@ -62,7 +33,6 @@ def load_or_build(cache_dir: Path, sites: tuple[Site, ...] = SITES) -> Bm25Index
     logger.info("building the offline web's search index into %s", path)
     index = Bm25Index()
     for site in sites:
-        for url, file in site.pages():
-            index.add(page_document(url, read_body(file)))
+        index_folder(index, site.root, site.base_url)
     index.save(path)
     return index

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import gzip
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+
+from fathom_ray.local_index import html_files, read_html
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,18 +40,11 @@ class Site:
 
     def pages(self) -> Iterator[tuple[str, Path]]:
         """Every HTML page of the site as (URL, file), in a stable order."""
-        for file in sorted(self.root.rglob("*")):
-            name = file.name.removesuffix(".gz")
-            if not name.endswith(".html") or not file.is_file():
-                continue
-            relative = file.relative_to(self.root).with_name(name).as_posix()
+        for relative, file in html_files(self.root):
             yield f"{self.base_url}{relative}", file
 
 
-def read_body(file: Path) -> bytes:
-    """A file's bytes, decompressed when it ships gzipped."""
-    data = file.read_bytes()
-    return gzip.decompress(data) if file.name.endswith(".gz") else data
+read_body = read_html
 
 
 SITES: tuple[Site, ...] = (
