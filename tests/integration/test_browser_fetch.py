@@ -23,6 +23,7 @@ from fathom_ray.models import FetchStatus
 from fathom_ray.network import NetworkMap
 from fathom_ray.security import UrlPolicy
 from fathom_ray.settings import BrowserSettings, FetchSettings
+from tests.integration.fault_cases import FAULT_CASES
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="module")]
 
@@ -87,19 +88,7 @@ async def test_pdf_comes_back_as_bytes(rig: Rig) -> None:
     assert result.data.startswith(b"%PDF")
 
 
-@pytest.mark.parametrize(
-    ("url", "status"),
-    [
-        ("http://error.test/", FetchStatus.HTTP_ERROR),
-        ("http://loop.test/a", FetchStatus.TOO_MANY_REDIRECTS),
-        ("http://redirect-private.test/", FetchStatus.BLOCKED),
-        ("http://redirect-private.test/metadata", FetchStatus.BLOCKED),
-        ("http://huge.test/", FetchStatus.TOO_LARGE),
-        ("http://binary.test/", FetchStatus.UNSUPPORTED_TYPE),
-        ("http://hang.test/", FetchStatus.TIMEOUT),
-        ("http://nowhere.example/", FetchStatus.BLOCKED),
-    ],
-)
+@pytest.mark.parametrize(("url", "status"), FAULT_CASES)
 async def test_fault_hosts_give_the_right_status(rig: Rig, url: str, status: FetchStatus) -> None:
     result = await rig.fetcher.fetch(url)
     assert result.status is status, result.error

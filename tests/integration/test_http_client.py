@@ -14,6 +14,7 @@ from fathom_ray.models import FetchStatus
 from fathom_ray.network import NetworkMap
 from fathom_ray.security import UrlPolicy
 from fathom_ray.settings import FetchSettings
+from tests.integration.fault_cases import FAULT_CASES
 
 pytestmark = pytest.mark.integration
 T = TypeVar("T")
@@ -50,20 +51,7 @@ def test_site_root_redirects_to_its_prefix(offline_network: NetworkMap, offline_
     assert result.redirects == ("http://docs.python.test/3.11/",)
 
 
-@pytest.mark.parametrize(
-    ("url", "status"),
-    [
-        ("http://error.test/", FetchStatus.HTTP_ERROR),
-        ("http://loop.test/a", FetchStatus.TOO_MANY_REDIRECTS),
-        ("http://redirect-private.test/", FetchStatus.BLOCKED),
-        ("http://redirect-private.test/metadata", FetchStatus.BLOCKED),
-        ("http://huge.test/", FetchStatus.TOO_LARGE),
-        ("http://binary.test/", FetchStatus.UNSUPPORTED_TYPE),
-        ("http://hang.test/", FetchStatus.TIMEOUT),
-        ("http://nowhere.example/", FetchStatus.BLOCKED),
-        ("ftp://docs.python.test/", FetchStatus.BLOCKED),
-    ],
-)
+@pytest.mark.parametrize(("url", "status"), [*FAULT_CASES, ("ftp://docs.python.test/", FetchStatus.BLOCKED)])
 def test_fault_hosts_give_the_right_status(
     offline_network: NetworkMap, offline_policy: UrlPolicy, url: str, status: FetchStatus
 ) -> None:
