@@ -46,7 +46,11 @@ class BrowserPool:
         await self._proxy.start()
         self._http = SafeHttpClient(self._fetch_settings, self._policy, self._network, resolver)
         self._fetcher = PlaywrightFetcher(
-            self._browser_settings, self._proxy, self._http, self._fetch_settings.user_agent
+            self._browser_settings,
+            self._proxy,
+            self._http,
+            self._fetch_settings.user_agent,
+            resolver_rules=self._network.chromium_rules(),
         )
         await self._fetcher.start()
 

@@ -52,9 +52,15 @@ class PlaywrightFetcher:
     """``start()`` before use, ``stop()`` after; ``fetch`` never raises for a bad page."""
 
     def __init__(
-        self, settings: BrowserSettings, proxy: EgressProxy, http: SafeHttpClient, user_agent: str
+        self,
+        settings: BrowserSettings,
+        proxy: EgressProxy,
+        http: SafeHttpClient,
+        user_agent: str,
+        resolver_rules: str = "",
     ) -> None:
         self._settings = settings
+        self._resolver_rules = resolver_rules
         self._http = http
         self._proxy = proxy
         self._user_agent = user_agent
@@ -91,7 +97,7 @@ class PlaywrightFetcher:
             else:
                 self._browser = await chromium.launch(
                     executable_path=str(self._settings.executable),
-                    args=list(CHROMIUM_FLAGS),
+                    args=self._launch_args(),
                     proxy=proxy,  # type: ignore[arg-type]
                     handle_sigint=False,
                     handle_sigterm=False,
@@ -105,6 +111,12 @@ class PlaywrightFetcher:
             self.launches += 1
             logger.info("browser ready (%s)", "cdp" if self._settings.cdp_url else "local launch")
             return self._context
+
+    def _launch_args(self) -> list[str]:
+        """The house flags; with a host map, Chromium's own resolver knows only the proxy's address."""
+        if not self._resolver_rules:
+            return list(CHROMIUM_FLAGS)
+        return [*CHROMIUM_FLAGS, f"--host-resolver-rules={self._resolver_rules}, EXCLUDE 127.0.0.1"]
 
     async def fetch(self, url: str) -> FetchResult:
         async with self._pages:

@@ -41,7 +41,7 @@ async def make_rig(network: NetworkMap, policy: UrlPolicy, browser: BrowserSetti
     proxy = EgressProxy(policy, network, resolver, fetch_settings.max_body_bytes)
     await proxy.start()
     http = SafeHttpClient(fetch_settings, policy, network, resolver)
-    fetcher = PlaywrightFetcher(browser, proxy, http, "fathom-ray-test")
+    fetcher = PlaywrightFetcher(browser, proxy, http, "fathom-ray-test", network.chromium_rules())
     await fetcher.start()
     return Rig(proxy, http, fetcher)
 
