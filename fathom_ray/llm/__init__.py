@@ -1,1 +1,1 @@
-"""The judge: LLM calls with JSON-schema-constrained answers, prompts that frame sources as data, accounting."""
+"""The judge: structured LLM calls, prompts that frame sources as data, accounting."""

