@@ -14,6 +14,7 @@ unit of work: a request, a session, a command. Every one of ours derives from
     ├── FetchError               a fetch that cannot even be attempted (url, reason)
     │   └── BlockedURLError      refused by policy: scheme, address, robots.txt
     ├── JudgeError               the LLM backend is unusable (backend, reason)
+    │   └── JudgeTimeoutError    the backend did not answer in time
     ├── StoreError               a vector or graph store failed (store, reason)
     └── SessionError             a research session cannot go on (session_id, reason)
         └── SessionNotFoundError no session has that id
@@ -86,6 +87,10 @@ class JudgeError(FathomError):
         super().__init__(f"judge backend {backend}: {reason}")
         self.backend = backend
         self.reason = reason
+
+
+class JudgeTimeoutError(JudgeError):
+    """The backend did not answer in time."""
 
 
 class StoreError(FathomError):

@@ -84,6 +84,8 @@ class LLMSettings(Section):
     max_retries: int = Field(2, ge=0)
     max_queue: int = Field(256, ge=1)
     kv_cache_bytes: int = Field(1 << 30, gt=0)
+    max_model_len: int = Field(4096, ge=512)
+    page_chars: int = Field(6000, ge=500)
     prices: dict[str, Price] = Field(default_factory=dict)
 
     @model_validator(mode="after")

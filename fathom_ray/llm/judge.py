@@ -18,7 +18,7 @@ from typing import Any, Generic, Protocol, TypeVar
 
 from pydantic import ValidationError
 
-from fathom_ray.errors import JudgeError
+from fathom_ray.errors import JudgeError, JudgeTimeoutError
 from fathom_ray.llm import answers, prompts
 from fathom_ray.llm.prompts import Message
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact, Usage
@@ -139,7 +139,7 @@ class Judge:
             try:
                 async with asyncio.timeout(self._settings.timeout_s):
                     completion = await self._backend.complete(request)
-            except TimeoutError:
+            except (TimeoutError, JudgeTimeoutError):
                 failure = JudgeFailure("timeout", f"no answer within {self._settings.timeout_s:g} s", attempt)
                 usage += Usage(calls=1, latency_s=time.monotonic() - started)
                 continue

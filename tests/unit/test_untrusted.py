@@ -32,7 +32,10 @@ def test_instruction_like_content_is_flagged() -> None:
 
 
 def test_secrets_are_redacted() -> None:
-    text = "key AKIAABCDEFGHIJKLMNOP and sk-proj-abcdefghijklmnopqrstuvwx and Bearer abcdefghijklmnopqrstuvwxyz123"
+    text = (
+        "key AKIAABCDEFGHIJKLMNOP and sk-proj-abcdefghijklmnopqrstuvwx "
+        "and Bearer abcdefghijklmnopqrstuvwxyz123"
+    )
     redacted, count = redact_secrets(text)
     assert count == 3
     assert "AKIA" not in redacted

