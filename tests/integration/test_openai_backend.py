@@ -30,10 +30,10 @@ class ChatServer:
         server = self
 
         class Handler(BaseHTTPRequestHandler):
-            def log_message(self, format: str, *args: object) -> None:  # noqa: A002
+            def log_message(self, format: str, *args: object) -> None:
                 pass
 
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 length = int(self.headers.get("content-length", 0))
                 server.bodies.append(json.loads(self.rfile.read(length)))
                 server.auth.append(self.headers.get("authorization", ""))
