@@ -52,7 +52,7 @@ def settled(judged: Judged[Any], model: type[answers.Answer]) -> None:
 
 
 def test_every_judgement_type(judge: Handle) -> None:
-    calls = [
+    calls: list[tuple[Any, type[answers.Answer]]] = [
         (judge.decompose.remote("When was SQLite 3.7.0 released and what did it add?", 5), answers.Checklist),
         (
             judge.analyse_page.remote("When was SQLite 3.7.0 released?", CHECKLIST, FACTS, PAGE),

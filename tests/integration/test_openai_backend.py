@@ -12,6 +12,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from pydantic import SecretStr
 
 from fathom_ray.adapters.openai_http import OpenAIBackend
 from fathom_ray.llm.judge import Judge
@@ -84,7 +85,7 @@ def make_judge(server: ChatServer, timeout_s: float = 5.0) -> tuple[Judge, OpenA
         backend="openai",
         base_url=server.url,
         model="served-model",
-        api_key="s3cret",  # type: ignore[arg-type]
+        api_key=SecretStr("s3cret"),
         timeout_s=timeout_s,
         max_retries=0,
         prices={"served-model": Price(prompt_per_mtok=0.5, completion_per_mtok=1.5)},

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+from typing import Any
 
 from fathom_ray.errors import JudgeError
 from fathom_ray.llm import answers
-from fathom_ray.llm.judge import Judge
+from fathom_ray.llm.judge import Judge, Judged
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact, Link
 from fathom_ray.settings import LLMSettings, Price
 from tests.fakes import ScriptedBackend
@@ -38,7 +39,7 @@ ANALYSIS = {
 
 def judge_with(script: list[str | Exception | float], **settings: object) -> tuple[Judge, ScriptedBackend]:
     backend = ScriptedBackend(script)
-    return Judge(backend, LLMSettings(**settings)), backend  # type: ignore[arg-type]
+    return Judge(backend, LLMSettings.model_validate(settings)), backend
 
 
 def test_every_judgement_parses_its_answer() -> None:
@@ -53,7 +54,7 @@ def test_every_judgement_parses_its_answer() -> None:
     )
 
     async def run() -> list[bool]:
-        results = [
+        results: list[Judged[Any]] = [
             await judge.decompose("When did SQLite get WAL?", 5),
             await judge.analyse_page("goal", CHECKLIST, FACTS, PAGE),
             await judge.discover_queries("goal", CHECKLIST, ["sqlite wal"], 3),
