@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from fathom_ray.adapters.search_backends import local_index_path
+from fathom_ray.doctor import run_checks
 from fathom_ray.errors import FathomError, InvalidRequestError
 from fathom_ray.network import NetworkMap
 from fathom_ray.presets import PRESETS
@@ -78,6 +79,19 @@ def _compact(count: int) -> str:
 def config() -> None:
     """Print the effective settings (environment applied, secrets masked) as JSON."""
     typer.echo(json.dumps(_settings().model_dump(mode="json"), indent=2))
+
+
+@app.command()
+def doctor() -> None:
+    """Check what a research session needs (browser, documentation sites, models) and say what is missing."""
+    table = Table(title="fathom doctor")
+    for column in ("part", "state", "detail"):
+        table.add_column(column, overflow="fold")
+    for check in run_checks(_settings()):
+        table.add_row(
+            check.name, "[green]ok[/green]" if check.ok else "[yellow]attention[/yellow]", check.detail
+        )
+    console.print(table)
 
 
 def _settings() -> Settings:

@@ -38,3 +38,12 @@ def test_config_reports_bad_settings_with_exit_code_2(monkeypatch: pytest.Monkey
     result = runner.invoke(app, ["config"])
     assert result.exit_code == 2
     assert "api.max_sessions" in result.output
+
+
+def test_doctor_says_the_cpu_model_is_plumbing_grade(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("FATHOM_LLM__MODEL", raising=False)
+    monkeypatch.setenv("COLUMNS", "200")
+    result = runner.invoke(app, ["doctor"])
+    assert result.exit_code == 0
+    assert "too small to judge pages well" in result.output
+    assert "FATHOM_LLM__MODEL" in result.output

