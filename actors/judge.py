@@ -2,7 +2,7 @@
 
 All sessions call one actor; its engine batches their requests. A bounded
 number of calls are admitted at once (``max_queue``); a caller that cannot get
-a slot within the call timeout gets an ``overloaded`` failure value, so back-
+a slot within ``queue_wait_s`` gets an ``overloaded`` failure value, so back-
 pressure reaches the sessions instead of an unbounded queue.
 """
 
@@ -18,7 +18,7 @@ import ray
 from fathom_ray.adapters.llm_backends import build_backend
 from fathom_ray.adapters.vllm_engine import VllmBackend
 from fathom_ray.llm import answers
-from fathom_ray.llm.judge import Judge, Judged, JudgeFailure
+from fathom_ray.llm.judge import Judge, Judged, JudgeFailure, LLMBackend
 from fathom_ray.llm.models import PLUMBING_WARNING
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact, Usage
 from fathom_ray.settings import LLMSettings
@@ -30,15 +30,18 @@ A = TypeVar("A", bound=answers.Answer)
 class JudgeService:
     """Build with settings; ``start()`` loads the engine (no I/O in ``__init__``)."""
 
-    def __init__(self, settings: LLMSettings) -> None:
+    def __init__(
+        self, settings: LLMSettings, backend_factory: Callable[[LLMSettings], LLMBackend] = build_backend
+    ) -> None:
         self._settings = settings
+        self._backend_factory = backend_factory
         self._judge: Judge | None = None
         self._backend: Any = None
         self._slots = asyncio.Semaphore(settings.max_queue)
 
     async def start(self) -> dict[str, str]:
         if self._judge is None:
-            self._backend = build_backend(self._settings)
+            self._backend = self._backend_factory(self._settings)
             if isinstance(self._backend, VllmBackend):
                 await self._backend.start()
             self._judge = Judge(self._backend, self._settings, self._settings.page_chars)
@@ -63,11 +66,11 @@ class JudgeService:
         await self.start()
         assert self._judge is not None
         try:
-            async with asyncio.timeout(self._settings.timeout_s):
+            async with asyncio.timeout(self._settings.queue_wait_s):
                 await self._slots.acquire()
         except TimeoutError:
             detail = (
-                f"more than {self._settings.max_queue} calls in flight for {self._settings.timeout_s:g} s"
+                f"more than {self._settings.max_queue} calls in flight for {self._settings.queue_wait_s:g} s"
             )
             return Judged(judgement, None, JudgeFailure("overloaded", detail, 0))
         try:

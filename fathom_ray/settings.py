@@ -83,6 +83,7 @@ class LLMSettings(Section):
     temperature: float = Field(0.0, ge=0.0)
     max_retries: int = Field(2, ge=0)
     max_queue: int = Field(256, ge=1)
+    queue_wait_s: float = Field(60.0, gt=0)
     kv_cache_bytes: int = Field(1 << 30, gt=0)
     max_model_len: int = Field(4096, ge=512)
     page_chars: int = Field(6000, ge=500)
