@@ -6,9 +6,10 @@ each; tests use fakes from ``tests/``.
 
 from __future__ import annotations
 
-from typing import Protocol
+from collections.abc import Sequence
+from typing import Any, Protocol
 
-from fathom_ray.models import ExtractedPage, FetchResult, Preview, SearchResult
+from fathom_ray.models import ChecklistItem, Event, ExtractedPage, Fact, FetchResult, Preview, SearchResult
 
 
 class Resolver(Protocol):
@@ -39,3 +40,33 @@ class Previewer(Protocol):
 
 class Extractor(Protocol):
     def extract(self, html: str, url: str) -> ExtractedPage: ...
+
+
+class GraphStore(Protocol):
+    """Sessions, their questions, pages and facts, events and frontier state; one per deployment."""
+
+    def save_session(self, session_id: str, goal: str, status: str, state: dict[str, Any]) -> None: ...
+
+    def load_session(self, session_id: str) -> dict[str, Any] | None: ...
+
+    def list_sessions(self) -> list[tuple[str, str, str]]:
+        """(id, goal, status) of every session, newest first."""
+        ...
+
+    def append_events(self, session_id: str, events: Sequence[Event]) -> None: ...
+
+    def events(self, session_id: str, after_seq: int = 0) -> list[Event]: ...
+
+    def save_frontier(self, session_id: str, state: dict[str, Any]) -> None: ...
+
+    def load_frontier(self, session_id: str) -> dict[str, Any] | None: ...
+
+    def record_facts(
+        self, session_id: str, questions: Sequence[ChecklistItem], facts: Sequence[Fact]
+    ) -> None:
+        """The session -> question -> fact -> page graph."""
+        ...
+
+    def facts_of_page(self, url: str) -> list[Fact]: ...
+
+    def close(self) -> None: ...

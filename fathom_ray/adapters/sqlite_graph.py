@@ -1,0 +1,175 @@
+"""The embedded graph store: SQLite in WAL mode, safe to open from several actors at once."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from fathom_ray.errors import StoreError
+from fathom_ray.models import ChecklistItem, Event, EventType, Fact
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY, goal TEXT NOT NULL, status TEXT NOT NULL, updated REAL NOT NULL,
+    state TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS events (
+    session_id TEXT NOT NULL, seq INTEGER NOT NULL, type TEXT NOT NULL, data TEXT NOT NULL,
+    PRIMARY KEY (session_id, seq));
+CREATE TABLE IF NOT EXISTS frontier (session_id TEXT PRIMARY KEY, state TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS questions (
+    session_id TEXT NOT NULL, id TEXT NOT NULL, question TEXT NOT NULL, satisfied INTEGER NOT NULL,
+    PRIMARY KEY (session_id, id));
+CREATE TABLE IF NOT EXISTS pages (url TEXT PRIMARY KEY, last_session TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS facts (
+    session_id TEXT NOT NULL, id TEXT NOT NULL, source_url TEXT NOT NULL, fact TEXT NOT NULL,
+    PRIMARY KEY (session_id, id));
+CREATE INDEX IF NOT EXISTS facts_by_page ON facts (source_url);
+"""
+
+
+class SqliteGraphStore:
+    def __init__(self, path: Path) -> None:
+        self._path = path
+        self._lock = threading.Lock()
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self._db = sqlite3.connect(path, timeout=30, check_same_thread=False, isolation_level=None)
+            self._db.execute("PRAGMA journal_mode=WAL")
+            self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.executescript(SCHEMA)
+        except sqlite3.Error as e:
+            raise StoreError("sqlite", f"cannot open {path}: {e}") from e
+
+    def _write(self, statements: Sequence[tuple[str, Sequence[Any]]]) -> None:
+        with self._lock:
+            try:
+                self._db.execute("BEGIN IMMEDIATE")
+                for sql, args in statements:
+                    self._db.execute(sql, args)
+                self._db.execute("COMMIT")
+            except sqlite3.Error as e:
+                self._db.execute("ROLLBACK")
+                raise StoreError("sqlite", str(e)) from e
+
+    def _read(self, sql: str, args: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        with self._lock:
+            try:
+                return list(self._db.execute(sql, args).fetchall())
+            except sqlite3.Error as e:
+                raise StoreError("sqlite", str(e)) from e
+
+    def save_session(self, session_id: str, goal: str, status: str, state: dict[str, Any]) -> None:
+        self._write(
+            [
+                (
+                    "INSERT INTO sessions VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
+                    "goal=excluded.goal, status=excluded.status, updated=excluded.updated, "
+                    "state=excluded.state",
+                    (session_id, goal, status, time.time(), json.dumps(state)),
+                )
+            ]
+        )
+
+    def load_session(self, session_id: str) -> dict[str, Any] | None:
+        rows = self._read("SELECT state FROM sessions WHERE id = ?", (session_id,))
+        return json.loads(rows[0][0]) if rows else None
+
+    def list_sessions(self) -> list[tuple[str, str, str]]:
+        return [
+            (r[0], r[1], r[2])
+            for r in self._read("SELECT id, goal, status FROM sessions ORDER BY updated DESC")
+        ]
+
+    def append_events(self, session_id: str, events: Sequence[Event]) -> None:
+        self._write(
+            [
+                (
+                    "INSERT OR IGNORE INTO events VALUES (?, ?, ?, ?)",
+                    (session_id, e.seq, e.type.value, json.dumps(dict(e.data))),
+                )
+                for e in events
+            ]
+        )
+
+    def events(self, session_id: str, after_seq: int = 0) -> list[Event]:
+        rows = self._read(
+            "SELECT seq, type, data FROM events WHERE session_id = ? AND seq > ? ORDER BY seq",
+            (session_id, after_seq),
+        )
+        return [Event(session_id, int(seq), EventType(kind), json.loads(data)) for seq, kind, data in rows]
+
+    def save_frontier(self, session_id: str, state: dict[str, Any]) -> None:
+        self._write(
+            [
+                (
+                    "INSERT INTO frontier VALUES (?, ?) "
+                    "ON CONFLICT(session_id) DO UPDATE SET state=excluded.state",
+                    (session_id, json.dumps(state)),
+                )
+            ]
+        )
+
+    def load_frontier(self, session_id: str) -> dict[str, Any] | None:
+        rows = self._read("SELECT state FROM frontier WHERE session_id = ?", (session_id,))
+        return json.loads(rows[0][0]) if rows else None
+
+    def record_facts(
+        self, session_id: str, questions: Sequence[ChecklistItem], facts: Sequence[Fact]
+    ) -> None:
+        statements: list[tuple[str, Sequence[Any]]] = [
+            (
+                "INSERT OR REPLACE INTO questions VALUES (?, ?, ?, ?)",
+                (session_id, q.id, q.question, int(q.satisfied)),
+            )
+            for q in questions
+        ]
+        for fact in facts:
+            statements.append(("INSERT OR REPLACE INTO pages VALUES (?, ?)", (fact.source_url, session_id)))
+            statements.append(
+                (
+                    "INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?)",
+                    (session_id, fact.id, fact.source_url, json.dumps(_fact_json(fact))),
+                )
+            )
+        self._write(statements)
+
+    def facts_of_page(self, url: str) -> list[Fact]:
+        rows = self._read("SELECT fact FROM facts WHERE source_url = ? ORDER BY session_id, id", (url,))
+        return [_fact_from(json.loads(r[0])) for r in rows]
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+def _fact_json(fact: Fact) -> dict[str, Any]:
+    return {
+        "id": fact.id,
+        "claim": fact.claim,
+        "evidence": fact.evidence,
+        "source_url": fact.source_url,
+        "checklist_ids": list(fact.checklist_ids),
+        "confidence": fact.confidence,
+        "topic": fact.topic,
+        "confirms": list(fact.confirms),
+        "contradicts": list(fact.contradicts),
+    }
+
+
+def _fact_from(raw: dict[str, Any]) -> Fact:
+    return Fact(
+        raw["id"],
+        raw["claim"],
+        raw["evidence"],
+        raw["source_url"],
+        tuple(raw["checklist_ids"]),
+        float(raw["confidence"]),
+        raw["topic"],
+        tuple(raw["confirms"]),
+        tuple(raw["contradicts"]),
+    )

@@ -1,0 +1,127 @@
+"""A session's candidate URLs: pending, fetched and failed, one entry per canonical URL.
+
+Ranking is the published maths of ``ranking``: Reciprocal Rank Fusion of
+embedding similarity and domain productivity, then softmax-temperature
+sampling without replacement from a seeded generator.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from fathom_ray.errors import InvalidURLError
+from fathom_ray.models import Candidate, CandidateOrigin
+from fathom_ray.ranking import rrf_fuse, sample_without_replacement
+from fathom_ray.urls import canonicalize, domain_of
+
+PENDING, FETCHED, FAILED = "pending", "fetched", "failed"
+
+
+@dataclass(slots=True)
+class Entry:
+    candidate: Candidate
+    state: str = PENDING
+    reason: str = ""
+
+
+@dataclass(slots=True)
+class SessionFrontier:
+    """Candidate pool of one session, capped at ``url_pool`` entries."""
+
+    url_pool: int
+    entries: dict[str, Entry] = field(default_factory=dict)
+
+    def add(self, candidates: Iterable[Candidate]) -> list[Candidate]:
+        """Add new canonical URLs while the pool has room; returns what was added."""
+        added: list[Candidate] = []
+        for candidate in candidates:
+            if len(self.entries) >= self.url_pool:
+                break
+            try:
+                url = canonicalize(candidate.url)
+            except InvalidURLError:
+                continue
+            if url in self.entries:
+                continue
+            entry = Entry(replace(candidate, url=url))
+            self.entries[url] = entry
+            added.append(entry.candidate)
+        return added
+
+    def pending(self) -> list[Candidate]:
+        return [e.candidate for e in self.entries.values() if e.state == PENDING]
+
+    def mark(self, url: str, state: str, reason: str = "") -> None:
+        key = canonicalize(url)
+        entry = self.entries.get(key)
+        if entry is None:
+            entry = Entry(Candidate(key, CandidateOrigin.LINK))
+            self.entries[key] = entry
+        entry.state, entry.reason = state, reason
+
+    def known(self, url: str) -> bool:
+        try:
+            return canonicalize(url) in self.entries
+        except InvalidURLError:
+            return True
+
+    def counts(self) -> dict[str, int]:
+        counts = {PENDING: 0, FETCHED: 0, FAILED: 0}
+        for entry in self.entries.values():
+            counts[entry.state] += 1
+        return counts
+
+    def failures(self) -> dict[str, str]:
+        return {url: e.reason for url, e in self.entries.items() if e.state == FAILED}
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "url_pool": self.url_pool,
+            "entries": [
+                {
+                    **asdict(e.candidate),
+                    "origin": e.candidate.origin.value,
+                    "state": e.state,
+                    "reason": e.reason,
+                }
+                for e in self.entries.values()
+            ],
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> SessionFrontier:
+        frontier = cls(int(data["url_pool"]))
+        for raw in data["entries"]:
+            item = dict(raw)
+            state, reason = item.pop("state"), item.pop("reason")
+            item["origin"] = CandidateOrigin(item["origin"])
+            candidate = Candidate(**item)
+            frontier.entries[candidate.url] = Entry(candidate, state, reason)
+        return frontier
+
+
+def rank_and_sample(
+    pending: list[Candidate],
+    *,
+    similarity: Mapping[str, float],
+    domain_quality: Mapping[str, float],
+    n: int,
+    temperature: float,
+    rng: np.random.Generator,
+) -> list[Candidate]:
+    """RRF of (similarity, domain productivity), then a softmax sample of ``n`` candidates."""
+    if not pending:
+        return []
+    by_similarity = sorted(pending, key=lambda c: (-similarity.get(c.url, 0.0), c.url))
+    by_domain = sorted(pending, key=lambda c: (-domain_quality.get(domain_of(c.url), 0.5), c.url))
+    fused = rrf_fuse([[c.url for c in by_similarity], [c.url for c in by_domain]])
+    urls = [c.url for c in pending]
+    # RRF scores are small (about 1/60); scale them so the temperature acts on rank differences.
+    scores = [fused[u] * 1000.0 for u in urls]
+    picked = set(sample_without_replacement(urls, scores, n, temperature, rng))
+    order = {u: i for i, u in enumerate(sorted(picked, key=lambda u: -fused[u]))}
+    return sorted((c for c in pending if c.url in picked), key=lambda c: order[c.url])

@@ -1,0 +1,34 @@
+"""A session's event log: numbered events, kept for live readers and flushed to the store."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from fathom_ray.models import Event, EventType, JsonValue
+
+
+@dataclass(slots=True)
+class EventLog:
+    session_id: str
+    events: list[Event] = field(default_factory=list)
+    unsaved: list[Event] = field(default_factory=list)
+    next_seq: int = 1
+
+    @classmethod
+    def resume(cls, session_id: str, stored: list[Event]) -> EventLog:
+        return cls(session_id, list(stored), [], (stored[-1].seq + 1) if stored else 1)
+
+    def emit(self, kind: EventType, data: Mapping[str, JsonValue]) -> Event:
+        event = Event(self.session_id, self.next_seq, kind, dict(data))
+        self.next_seq += 1
+        self.events.append(event)
+        self.unsaved.append(event)
+        return event
+
+    def since(self, seq: int) -> list[Event]:
+        return [e for e in self.events if e.seq > seq]
+
+    def take_unsaved(self) -> list[Event]:
+        taken, self.unsaved = self.unsaved, []
+        return taken

@@ -1,0 +1,425 @@
+"""One research session, round by round (DESIGN.md, "One round of a session").
+
+The loop is orchestration only: every judgement goes to the judge, every
+fetch to the browser pool, and the ranking is the published maths. It talks
+to the other actors through the small protocols below, so the Session actor
+hands it actor handles and tests can hand it anything with the same methods.
+State is checkpointed after the set-up and after every round, so a restarted
+session resumes from its last round.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+
+from fathom_ray import report
+from fathom_ray.frontier import FAILED, FETCHED, rank_and_sample
+from fathom_ray.llm import answers
+from fathom_ray.llm.judge import Judged
+from fathom_ray.llm.prompts import MAX_LINKS_IN_PROMPT
+from fathom_ray.models import (
+    Candidate,
+    CandidateOrigin,
+    ChecklistItem,
+    EventType,
+    ExtractedPage,
+    FetchResult,
+    JsonValue,
+    Preview,
+    SearchResult,
+)
+from fathom_ray.presets import Preset
+from fathom_ray.session_events import EventLog
+from fathom_ray.session_state import CANCELLED, COMPLETE, PageRecord, SessionState
+from fathom_ray.settings import ResearchSettings
+from fathom_ray.urls import domain_of
+
+logger = logging.getLogger(__name__)
+
+
+class JudgeCalls(Protocol):
+    async def decompose(self, goal: str, count: int) -> Judged[answers.Checklist]: ...
+    async def analyse_page(
+        self, goal: str, checklist: Sequence[ChecklistItem], facts: Sequence[Any], page: ExtractedPage
+    ) -> Judged[answers.PageAnalysis]: ...
+    async def discover_queries(
+        self, goal: str, open_items: Sequence[ChecklistItem], done: Sequence[str], count: int
+    ) -> Judged[answers.Queries]: ...
+    async def judge_completeness(
+        self, goal: str, checklist: Sequence[ChecklistItem], facts: Sequence[Any]
+    ) -> Judged[answers.Completeness]: ...
+    async def compose(
+        self, goal: str, checklist: Sequence[ChecklistItem], facts: Sequence[Any]
+    ) -> Judged[answers.Report]: ...
+
+
+class BrowserCalls(Protocol):
+    async def fetch(self, url: str) -> FetchResult: ...
+    async def preview(self, url: str) -> Preview: ...
+
+
+class ExtractorCalls(Protocol):
+    async def extract(self, result: FetchResult) -> ExtractedPage: ...
+
+
+class EmbedderCalls(Protocol):
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+
+class MemoryCalls(Protocol):
+    async def domain_qualities(self, domains: Sequence[str]) -> dict[str, float]: ...
+    async def suggest(self, vector: Sequence[float], limit: int, exclude: Sequence[str]) -> list[Any]: ...
+    async def record_page(
+        self, url: str, *, title: str, vector: Sequence[float], signal: float, facts: int
+    ) -> None: ...
+    async def checkpoint(self, state: dict[str, Any], events: Sequence[Any]) -> None: ...
+
+
+class FrontierCalls(Protocol):
+    async def add(self, session_id: str, candidates: Sequence[Candidate]) -> int: ...
+    async def pending(self, session_id: str) -> list[Candidate]: ...
+    async def mark(self, session_id: str, url: str, state: str, reason: str = "") -> None: ...
+    async def reserve(self, url: str) -> float: ...
+    async def checkpoint(self, session_id: str) -> None: ...
+
+
+class SearchCalls(Protocol):
+    async def search(self, queries: Sequence[str], limit: int) -> list[SearchResult]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Services:
+    judge: JudgeCalls
+    browser: BrowserCalls
+    extractor: ExtractorCalls
+    embedder: EmbedderCalls
+    memory: MemoryCalls
+    frontier: FrontierCalls
+    search: SearchCalls
+
+
+class ResearchSession:
+    """Drive one session to its end; ``run`` is safe to call again after a crash (it resumes)."""
+
+    def __init__(
+        self,
+        state: SessionState,
+        events: EventLog,
+        services: Services,
+        preset: Preset,
+        settings: ResearchSettings,
+        *,
+        results_per_query: int = 8,
+    ) -> None:
+        self.state = state
+        self.events = events
+        self._s = services
+        self._preset = preset
+        self._settings = settings
+        self._results_per_query = results_per_query
+        self._started = time.monotonic() - state.elapsed_s
+        self._cancelled = False
+        self._topic_vectors: list[list[float]] = []
+        digest = hashlib.sha1(state.session_id.encode(), usedforsecurity=False).hexdigest()
+        self._seed = settings.seed if settings.seed is not None else int(digest[:8], 16)
+
+    def cancel(self) -> None:
+        self._cancelled = True
+
+    @property
+    def _goal(self) -> str:
+        return self.state.request.goal
+
+    def _rng(self, purpose: int) -> np.random.Generator:
+        return np.random.default_rng([self._seed, self.state.round, purpose])
+
+    async def run(self) -> SessionState:
+        if self.state.status != "running":
+            return self.state
+        if not self.state.decomposed:
+            await self._set_up()
+            await self._checkpoint()
+        while (reason := self._stop_reason()) is None:
+            self.state.round += 1
+            done = await self._round()
+            await self._checkpoint()
+            if not done:
+                self.state.stop_reason = "frontier exhausted"
+                break
+        else:
+            self.state.stop_reason = reason
+        await self._compose()
+        return self.state
+
+    # -- set-up -------------------------------------------------------------------------------------
+    async def _set_up(self) -> None:
+        judged = self._account(await self._s.judge.decompose(self._goal, self._preset.checklist_size))
+        questions = judged.answer.questions if judged.answer else [self._goal]
+        unique = list(dict.fromkeys(q.strip() for q in questions if q.strip()))[: self._preset.checklist_size]
+        self.state.checklist = [ChecklistItem(f"Q{i}", q) for i, q in enumerate(unique, start=1)]
+        self.events.emit(EventType.DECOMPOSE, {"questions": [i.question for i in self.state.checklist]})
+        await self._suggest_from_memory(limit=self._preset.batch_size * 2)
+        seeds = [Candidate(url, CandidateOrigin.SEED) for url in self.state.request.seeds]
+        await self._s.frontier.add(self.state.session_id, seeds)
+        await self._search([self._goal, *(i.question for i in self.state.checklist)])
+        self.state.decomposed = True
+
+    async def _search(self, queries: Sequence[str]) -> int:
+        fresh = [q for q in dict.fromkeys(queries) if q not in self.state.queries_done]
+        if not fresh:
+            return 0
+        self.events.emit(EventType.SEARCHING, {"queries": list(fresh)})
+        self.state.queries_done += fresh
+        try:
+            results = await self._s.search.search(fresh, self._results_per_query)
+        except Exception as e:  # noqa: BLE001 (a SearchError from any backend; the round goes on)
+            logger.warning("search failed: %s", e, extra={"session_id": self.state.session_id})
+            return 0
+        candidates = [
+            Candidate(r.url, CandidateOrigin.SEARCH, r.title, r.snippet, r.query, r.rank) for r in results
+        ]
+        return await self._s.frontier.add(self.state.session_id, candidates)
+
+    async def _suggest_from_memory(self, limit: int) -> None:
+        vector = (await self._topics())[0]
+        suggestions = await self._s.memory.suggest(vector, limit, sorted(self.state.fetched_urls()))
+        if not suggestions:
+            return
+        candidates = [Candidate(s.url, CandidateOrigin.MEMORY, s.title) for s in suggestions]
+        added = await self._s.frontier.add(self.state.session_id, candidates)
+        if added:
+            self.events.emit(
+                EventType.MEMORY_SOURCES,
+                {
+                    "sources": [
+                        {"url": s.url, "title": s.title, "score": round(s.score, 4)} for s in suggestions
+                    ]
+                },
+            )
+
+    async def _topics(self) -> list[list[float]]:
+        if not self._topic_vectors:
+            texts = [self._goal, *(i.question for i in self.state.checklist)]
+            self._topic_vectors = await self._s.embedder.embed(texts)
+        return self._topic_vectors
+
+    # -- one round ----------------------------------------------------------------------------------
+    async def _round(self) -> bool:
+        batch_size = self._preset.batch_size
+        pending = await self._s.frontier.pending(self.state.session_id)
+        if len(pending) < 3 * batch_size:
+            await self._discover()
+        if self.state.round >= 2 and self._rng(1).random() < self._settings.divergence:
+            await self._suggest_from_memory(limit=batch_size)
+        pending = await self._s.frontier.pending(self.state.session_id)
+        if not pending:
+            return False
+        batch = await self._rank(pending, min(batch_size, self._pages_left()))
+        self.events.emit(EventType.FETCHING, {"count": len(batch), "urls": [c.url for c in batch]})
+        half = (len(batch) + 1) // 2
+        results = await asyncio.gather(
+            *(self._visit(c, preview_first=False) for c in batch[:half]),
+            *(self._visit(c, preview_first=True) for c in batch[half:]),
+        )
+        await self._update_checklist()
+        self.events.emit(
+            EventType.ROUND_END,
+            {
+                "round": self.state.round,
+                "round_facts": sum(results),
+                "total_facts": len(self.state.ledger.facts),
+                "total_pages": self.state.pages_fetched,
+            },
+        )
+        return True
+
+    async def _discover(self) -> None:
+        open_items = [i for i in self.state.checklist if not i.satisfied]
+        judged = self._account(
+            await self._s.judge.discover_queries(self._goal, open_items, self.state.queries_done, 3)
+        )
+        if judged.answer:
+            await self._search(judged.answer.queries)
+
+    async def _rank(self, pending: list[Candidate], n: int) -> list[Candidate]:
+        topics = np.array(await self._topics())
+        texts = [f"{c.title} {c.url} {c.snippet}".strip() for c in pending]
+        vectors = np.array(await self._s.embedder.embed(texts))
+        similarity = dict(
+            zip((c.url for c in pending), (vectors @ topics.T).max(axis=1).tolist(), strict=True)
+        )
+        qualities = await self._s.memory.domain_qualities(sorted({domain_of(c.url) for c in pending}))
+        batch = rank_and_sample(
+            pending,
+            similarity=similarity,
+            domain_quality=qualities,
+            n=n,
+            temperature=self._settings.temperature,
+            rng=self._rng(2),
+        )
+        self.events.emit(
+            EventType.RANKED,
+            {
+                "count": len(pending),
+                "urls": [c.url for c in batch],
+                "scores": [round(similarity[c.url], 4) for c in batch],
+            },
+        )
+        return batch
+
+    async def _visit(self, candidate: Candidate, preview_first: bool) -> int:
+        """Fetch, extract and analyse one page; returns the number of facts kept."""
+        sid, url = self.state.session_id, candidate.url
+        if preview_first:
+            preview = await self._s.browser.preview(url)
+            if not preview.usable:
+                return await self._failed(url, f"preview: {preview.status.value} {preview.error}".strip())
+        await asyncio.sleep(await self._s.frontier.reserve(url))
+        if self._pages_left() <= 0 or self._out_of_time():
+            return 0
+        result = await self._s.browser.fetch(url)
+        if not result.ok:
+            return await self._failed(url, f"{result.status.value}: {result.error}")
+        page = await self._s.extractor.extract(result)
+        page = ExtractedPage(url, page.title, page.text, page.links, page.metadata, page.method)
+        await self._s.frontier.mark(sid, url, FETCHED)
+        self.state.pages.append(PageRecord(url, result.final_url or url, "ok", page.title, page.text))
+        judged = self._account(
+            await self._s.judge.analyse_page(self._goal, self.state.checklist, self.state.ledger.facts, page)
+        )
+        analysis = judged.answer or answers.PageAnalysis()
+        kept, rejected = self.state.ledger.add_analysis(analysis, page, (i.id for i in self.state.checklist))
+        self.state.pages[-1].quality = analysis.page_quality
+        await self._follow(page, analysis)
+        self._add_questions(analysis.new_questions)
+        facts: list[JsonValue] = [
+            {"id": f.id, "claim": f.claim, "confidence": f.confidence, "topic": f.topic} for f in kept
+        ]
+        items: list[JsonValue] = [
+            {"claim": f.claim, "confidence": f.confidence, "topic": f.topic} for f in kept
+        ]
+        self.events.emit(
+            EventType.ANALYZED,
+            {"url": url, "title": page.title, "fact_count": len(kept), "facts": facts, "rejected": rejected},
+        )
+        if kept:
+            self.events.emit(
+                EventType.FACTS,
+                {
+                    "items": items,
+                    "source_url": url,
+                    "source_title": page.title,
+                    "summary": analysis.summary,
+                },
+            )
+        vector = (await self._s.embedder.embed([f"{page.title} {page.text[:1000]}"]))[0]
+        signal = (analysis.page_quality + (1.0 if kept else 0.0)) / 2
+        await self._s.memory.record_page(url, title=page.title, vector=vector, signal=signal, facts=len(kept))
+        return len(kept)
+
+    async def _failed(self, url: str, reason: str) -> int:
+        await self._s.frontier.mark(self.state.session_id, url, FAILED, reason)
+        self.state.failures += 1
+        self.events.emit(EventType.FETCH_FAILED, {"url": url, "reason": reason})
+        return 0
+
+    async def _follow(self, page: ExtractedPage, analysis: answers.PageAnalysis) -> None:
+        links = page.links[:MAX_LINKS_IN_PROMPT]
+        chosen = [links[i] for i in dict.fromkeys(analysis.follow_links) if 0 <= i < len(links)]
+        candidates = [Candidate(link.url, CandidateOrigin.LINK, link.text, link.context) for link in chosen]
+        if candidates:
+            await self._s.frontier.add(self.state.session_id, candidates)
+
+    def _add_questions(self, questions: Sequence[str]) -> None:
+        known = {i.question for i in self.state.checklist}
+        for question in questions:
+            if len(self.state.checklist) >= self._preset.checklist_size or question in known:
+                continue
+            self.state.checklist.append(ChecklistItem(f"Q{len(self.state.checklist) + 1}", question))
+            known.add(question)
+
+    async def _update_checklist(self) -> None:
+        facts = self.state.ledger.facts
+        if not facts:
+            return
+        judged = self._account(
+            await self._s.judge.judge_completeness(self._goal, self.state.checklist, facts)
+        )
+        satisfied = set(judged.answer.satisfied) if judged.answer else set()
+        backed = {cid for f in facts for cid in f.checklist_ids}
+        self.state.checklist = [
+            ChecklistItem(
+                i.id,
+                i.question,
+                i.satisfied or (i.id in satisfied and i.id in backed),
+                tuple(f.id for f in facts if i.id in f.checklist_ids),
+            )
+            for i in self.state.checklist
+        ]
+        done = sum(i.satisfied for i in self.state.checklist)
+        self.events.emit(
+            EventType.CHECKLIST_PROGRESS,
+            {
+                "satisfied": done,
+                "total": len(self.state.checklist),
+                "items": [
+                    {"id": i.id, "question": i.question, "satisfied": i.satisfied}
+                    for i in self.state.checklist
+                ],
+            },
+        )
+
+    # -- budgets and the end ------------------------------------------------------------------------
+    def _pages_left(self) -> int:
+        return self.state.request.page_limit - self.state.pages_fetched
+
+    def _out_of_time(self) -> bool:
+        return time.monotonic() - self._started >= self._preset.time_budget_s
+
+    def _stop_reason(self) -> str | None:
+        """Why no further round may start, or None; the first that holds wins."""
+        checklist = self.state.checklist
+        reasons = (
+            (self._cancelled, "cancelled"),
+            (bool(checklist) and all(i.satisfied for i in checklist), "checklist satisfied"),
+            (self._pages_left() <= 0, "max pages reached"),
+            (self._out_of_time(), "time budget reached"),
+            (self.state.usage.total_tokens >= self._preset.token_budget, "token budget reached"),
+            (self.state.round >= 4 * self.state.request.page_limit + 3, "no progress"),
+        )
+        return next((reason for holds, reason in reasons if holds), None)
+
+    async def _compose(self) -> None:
+        facts = self.state.ledger.facts
+        self.events.emit(EventType.COMPOSING, {"facts": len(facts)})
+        findings: list[answers.Finding] = []
+        if facts:
+            judged = self._account(await self._s.judge.compose(self._goal, self.state.checklist, facts))
+            findings = list(judged.answer.findings) if judged.answer else []
+        self.state.report_markdown = report.render(
+            self._goal, self.state.checklist, findings, facts, self.state.stop_reason
+        )
+        self.state.status = CANCELLED if self.state.stop_reason == "cancelled" else COMPLETE
+        self.events.emit(EventType.COMPLETE, {"facts": len(facts), "pages": self.state.pages_fetched})
+        await self._checkpoint()
+
+    def _account(self, judged: Judged[Any]) -> Judged[Any]:
+        self.state.usage += judged.usage
+        if judged.failure is not None:
+            logger.info(
+                "%s failed: %s", judged.judgement, judged.failure, extra={"session_id": self.state.session_id}
+            )
+        return judged
+
+    async def _checkpoint(self) -> None:
+        self.state.elapsed_s = time.monotonic() - self._started
+        await self._s.frontier.checkpoint(self.state.session_id)
+        await self._s.memory.checkpoint(self.state.to_json(), self.events.take_unsaved())
