@@ -20,8 +20,11 @@ from rich.table import Table
 from fathom_ray.adapters.search_backends import local_index_path
 from fathom_ray.doctor import run_checks
 from fathom_ray.errors import FathomError, InvalidRequestError
+from fathom_ray.models import ResearchRequest
 from fathom_ray.network import NetworkMap
 from fathom_ray.presets import PRESETS
+from fathom_ray.research_command import run_research
+from fathom_ray.results import write_results
 from fathom_ray.settings import Settings, load_settings
 from fathom_ray.testweb.server import TestWeb
 from fathom_ray.web_commands import build_index, run_search
@@ -92,6 +95,54 @@ def doctor() -> None:
             check.name, "[green]ok[/green]" if check.ok else "[yellow]attention[/yellow]", check.detail
         )
     console.print(table)
+
+
+@app.command()
+def research(  # noqa: PLR0917 (one parameter per command-line option)
+    goal: Annotated[str, typer.Argument(help="The research goal (5-2,000 characters).")],
+    depth: Annotated[
+        str, typer.Option(help="glance, quick, focused, standard, thorough, deep or exhaustive.")
+    ] = "",
+    seed: Annotated[list[str] | None, typer.Option(help="A URL to start from (repeatable).")] = None,
+    search: Annotated[str | None, typer.Option(help="ddgs, searxng or local [default: settings].")] = None,
+    web: Annotated[
+        str, typer.Option(help="internet, or offline to research the offline test web.")
+    ] = "internet",
+    out: Annotated[Path, typer.Option(help="Where to write report.md and result.json.")] = Path("fathom-out"),
+    address: Annotated[
+        str | None, typer.Option(help="An existing Ray cluster [default: a local one].")
+    ] = None,
+    max_pages: Annotated[int | None, typer.Option(min=1, help="Fetch at most this many pages.")] = None,
+) -> None:
+    """Research a goal and write a cited report (report.md) and every fact with its evidence (result.json)."""
+    settings = _settings()
+    overrides: dict[str, object] = {}
+    if web == "offline":
+        overrides = {"backend": "searxng", "searxng_url": "http://search.test"}
+    if search:
+        overrides["backend"] = search
+    settings = settings.model_copy(update={"search": settings.search.model_copy(update=overrides)})
+    try:
+        request = ResearchRequest(
+            goal, depth or settings.research.default_depth, tuple(seed or ()), max_pages
+        )
+    except FathomError as e:
+        _fail(e)
+    with contextlib.ExitStack() as stack:
+        network = _network(stack, settings, web)
+        try:
+            document = run_research(settings, network, request, address, console)
+        except FathomError as e:
+            _fail(e)
+    result, report = write_results(out, document)
+    usage = document["usage"]
+    console.print(
+        f"{document['status']}: {document['stop_reason']}; {len(document['facts'])} facts from "
+        f"{usage['pages_fetched']} pages, {usage['llm_calls']} LLM calls, {usage['wall_s']} s"
+    )
+    console.print(f"wrote {report} and {result}")
+    if document["status"] != "complete":
+        raise typer.Exit(code=1)
 
 
 def _settings() -> Settings:

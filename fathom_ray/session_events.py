@@ -26,6 +26,9 @@ class EventLog:
         self.unsaved.append(event)
         return event
 
+    def emit_error(self, status: str) -> Event:
+        return self.emit(EventType.ERROR, {"status": status})
+
     def since(self, seq: int) -> list[Event]:
         return [e for e in self.events if e.seq > seq]
 

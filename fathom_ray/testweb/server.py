@@ -54,7 +54,7 @@ class TestWeb:
     def start(self) -> TestWeb:
         self.index = load_or_build(self._cache_dir)
         handler = type("BoundHandler", (_Handler,), {"web": self})
-        self._server = ThreadingHTTPServer(("127.0.0.1", self._port), handler)
+        self._server = _QuietServer(("127.0.0.1", self._port), handler)
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, name="testweb", daemon=True)
         self._thread.start()
@@ -79,6 +79,13 @@ class TestWeb:
 
     def __exit__(self, *exc: object) -> None:
         self.stop()
+
+
+class _QuietServer(ThreadingHTTPServer):
+    """Clients that hang up (timeouts, cancelled fetches) are normal here: log them quietly."""
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        logger.debug("connection from %s ended abruptly", client_address, exc_info=True)
 
 
 class _Handler(BaseHTTPRequestHandler):

@@ -12,7 +12,11 @@ import pytest
 HEAVY = ("ray", "fastapi", "playwright", "qdrant_client", "neo4j", "vllm", "torch", "starlette")
 PACKAGE = Path(__file__).resolve().parents[2] / "fathom_ray"
 OUTER = ("actors", "serve")
-SHELLS = ("cli.py", "web_commands.py")  # outer shells that live in the package for the console script
+SHELLS = (
+    "cli.py",
+    "web_commands.py",
+    "research_command.py",
+)  # outer shells that live in the package for the console script
 
 
 def _core_modules() -> list[Path]:

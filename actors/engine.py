@@ -1,0 +1,85 @@
+"""Starting the shared actors and running sessions on them: what `fathom research` drives."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import ray
+from ray.exceptions import RayError
+
+from actors.browser_pool import browser_pool_actor
+from actors.embedder import embedder_actor
+from actors.extractor_pool import extractor_pool_actor
+from actors.frontier import frontier_actor
+from actors.judge import judge_actor
+from actors.session import Handles, session_actor
+from actors.source_memory import source_memory_actor
+from fathom_ray.errors import FathomError
+from fathom_ray.models import Event, ResearchRequest
+from fathom_ray.network import NetworkMap
+from fathom_ray.settings import Settings
+
+STARTUP_TIMEOUT_S = 600
+
+
+@dataclass(frozen=True, slots=True)
+class Engine:
+    settings: Settings
+    network: NetworkMap
+    handles: Handles
+
+
+def start_engine(settings: Settings, network: NetworkMap, gpu: bool = False) -> Engine:
+    """Create and start every shared actor; a part that cannot start is a ``FathomError`` naming it."""
+    handles = Handles(
+        browser=browser_pool_actor().remote(settings.browser, settings.fetch, network),
+        extractor=extractor_pool_actor().remote(timeout_s=30.0),
+        judge=judge_actor(settings.llm, gpu).remote(settings.llm),
+        embedder=embedder_actor(gpu).remote(settings.embedder),
+        memory=source_memory_actor().remote(settings),
+        frontier=frontier_actor().remote(settings),
+    )
+    starts = {
+        "browser pool (Chromium)": handles.browser.start.remote(),
+        "judge (LLM engine)": handles.judge.start.remote(),
+        "embedder": handles.embedder.start.remote(),
+        "source memory (Qdrant, graph store)": handles.memory.start.remote(),
+    }
+    for part, ref in starts.items():
+        try:
+            ray.get(ref, timeout=STARTUP_TIMEOUT_S)
+        except RayError as e:
+            raise FathomError(f"the {part} could not start: {_cause(e)}") from e
+    return Engine(settings, network, handles)
+
+
+def _cause(error: RayError) -> str:
+    cause = getattr(error, "cause", None)
+    return str(cause or error).strip().splitlines()[-1]
+
+
+def run_session(
+    engine: Engine,
+    request: ResearchRequest,
+    session_id: str,
+    on_events: Callable[[list[Event]], None] = lambda _: None,
+    poll_s: float = 0.5,
+) -> tuple[Any, dict[str, Any]]:
+    """Run one session to its end, handing new events to ``on_events`` as they come."""
+    actor = session_actor().remote(engine.settings, session_id, request, engine.handles, engine.network)
+    done = actor.run.remote()
+    seen = 0
+    while True:
+        ready, _ = ray.wait([done], timeout=poll_s)
+        try:
+            events = ray.get(actor.events_since.remote(seen), timeout=30)
+        except RayError:
+            events = []  # the session actor is restarting; its events come back from the store
+        if events:
+            seen = events[-1].seq
+            on_events(events)
+        if ready:
+            break
+    return actor, ray.get(done)

@@ -1,0 +1,84 @@
+"""FrontierActor: every session's candidate pool and the per-host politeness they all share.
+
+Pools live in memory and are saved to the graph store at each checkpoint, so a
+restarted actor (or a resumed session) finds them again.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+import ray
+
+from fathom_ray.adapters.graph_stores import open_graph_store
+from fathom_ray.frontier import SessionFrontier
+from fathom_ray.models import Candidate
+from fathom_ray.politeness import Politeness
+from fathom_ray.ports import GraphStore
+from fathom_ray.settings import Settings
+
+
+class FrontierService:
+    def __init__(self, settings: Settings) -> None:
+        self._settings = settings
+        self._store: GraphStore | None = None
+        self._pools: dict[str, SessionFrontier] = {}
+        self._politeness = Politeness(settings.fetch.min_host_delay_s)
+
+    def _graph(self) -> GraphStore:
+        if self._store is None:
+            self._store = open_graph_store(self._settings)
+        return self._store
+
+    def open(self, session_id: str, url_pool: int) -> dict[str, int]:
+        """The session's pool, loaded from the store when it was saved before."""
+        if session_id not in self._pools:
+            saved = self._graph().load_frontier(session_id)
+            self._pools[session_id] = SessionFrontier.from_json(saved) if saved else SessionFrontier(url_pool)
+        return self._pools[session_id].counts()
+
+    def _pool(self, session_id: str) -> SessionFrontier:
+        if session_id not in self._pools:
+            saved = self._graph().load_frontier(session_id)
+            if saved is None:
+                raise KeyError(f"no frontier for session {session_id}; open it first")
+            self._pools[session_id] = SessionFrontier.from_json(saved)
+        return self._pools[session_id]
+
+    def add(self, session_id: str, candidates: Sequence[Candidate]) -> int:
+        return len(self._pool(session_id).add(candidates))
+
+    def pending(self, session_id: str) -> list[Candidate]:
+        return self._pool(session_id).pending()
+
+    def mark(self, session_id: str, url: str, state: str, reason: str = "") -> None:
+        self._pool(session_id).mark(url, state, reason)
+
+    def counts(self, session_id: str) -> dict[str, int]:
+        return self._pool(session_id).counts()
+
+    def failures(self, session_id: str) -> dict[str, str]:
+        return self._pool(session_id).failures()
+
+    def reserve(self, url: str) -> float:
+        """Seconds to wait before fetching ``url`` so its host sees requests at most once per delay."""
+        host = urlsplit(url).hostname or ""
+        now = time.monotonic()
+        return max(0.0, self._politeness.reserve(host, now) - now)
+
+    def set_crawl_delay(self, url: str, delay_s: float | None) -> None:
+        self._politeness.set_crawl_delay(urlsplit(url).hostname or "", delay_s)
+
+    def checkpoint(self, session_id: str) -> None:
+        self._graph().save_frontier(session_id, self._pool(session_id).to_json())
+
+    def close(self, session_id: str) -> None:
+        self.checkpoint(session_id)
+        self._pools.pop(session_id, None)
+
+
+def frontier_actor() -> Any:
+    return ray.remote(FrontierService).options(num_cpus=0, max_restarts=3, max_task_retries=3)

@@ -1,0 +1,170 @@
+"""SessionActor: drives one research session, talking to the shared actors.
+
+It restarts after a crash (``max_restarts``) and Ray retries ``run`` on the new
+instance (``max_task_retries``); ``run`` loads the last checkpoint and resumes.
+A lost browser pool, extractor or judge call is a failure value for one page,
+never the end of the session.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import ray
+from ray.exceptions import RayError
+
+from fathom_ray.adapters.search_backends import open_searcher
+from fathom_ray.llm.judge import Judged, JudgeFailure
+from fathom_ray.models import (
+    Event,
+    ExtractedPage,
+    FetchResult,
+    FetchStatus,
+    Preview,
+    ResearchRequest,
+    SearchResult,
+)
+from fathom_ray.network import NetworkMap
+from fathom_ray.ports import Searcher
+from fathom_ray.presets import get_preset
+from fathom_ray.search import search_all
+from fathom_ray.session_events import EventLog
+from fathom_ray.session_loop import ResearchSession, Services
+from fathom_ray.session_state import FAILED, SessionState
+from fathom_ray.settings import Settings
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Handles:
+    """The shared actors a session talks to."""
+
+    browser: Any
+    extractor: Any
+    judge: Any
+    embedder: Any
+    memory: Any
+    frontier: Any
+
+
+class _Remote:
+    """Calls an actor's methods as coroutines: ``await proxy.method(...)``."""
+
+    def __init__(self, handle: Any) -> None:
+        self._handle = handle
+
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self._handle, name)
+
+        async def call(*args: Any, **kwargs: Any) -> Any:
+            return await method.remote(*args, **kwargs)
+
+        return call
+
+
+class _Browser(_Remote):
+    async def fetch(self, url: str) -> FetchResult:
+        try:
+            return await self._handle.fetch.remote(url)  # type: ignore[no-any-return]
+        except RayError as e:
+            return FetchResult(
+                url, FetchStatus.BROWSER_CRASHED, error=f"browser pool lost: {type(e).__name__}"
+            )
+
+    async def preview(self, url: str) -> Preview:
+        try:
+            return await self._handle.preview.remote(url)  # type: ignore[no-any-return]
+        except RayError as e:
+            return Preview(url, FetchStatus.BROWSER_CRASHED, error=f"browser pool lost: {type(e).__name__}")
+
+
+class _Extractor(_Remote):
+    async def extract(self, result: FetchResult) -> ExtractedPage:
+        try:
+            return await self._handle.extract.remote(result)  # type: ignore[no-any-return]
+        except RayError as e:
+            logger.warning("extractor lost on %s: %s", result.url, e)
+            return ExtractedPage(result.url, "", "", method="extractor-lost")
+
+
+class _Judge(_Remote):
+    def __getattr__(self, name: str) -> Any:
+        method = getattr(self._handle, name)
+
+        async def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return await method.remote(*args, **kwargs)
+            except RayError as e:
+                return Judged(name, None, JudgeFailure("backend_error", f"judge lost: {type(e).__name__}", 1))
+
+        return call
+
+
+class _Search:
+    def __init__(self, searcher: Searcher) -> None:
+        self._searcher = searcher
+
+    async def search(self, queries: Sequence[str], limit: int) -> list[SearchResult]:
+        return await search_all(self._searcher, queries, limit)
+
+
+class SessionService:
+    """No I/O in ``__init__``; ``run`` does the work and may be retried after a crash."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        session_id: str,
+        request: ResearchRequest,
+        handles: Handles,
+        network: NetworkMap,
+    ) -> None:
+        self._settings = settings
+        self._session_id = session_id
+        self._request = request
+        self._handles = handles
+        self._network = network
+        self._loop: ResearchSession | None = None
+        self._events = EventLog(session_id)
+
+    async def run(self) -> dict[str, Any]:
+        memory = _Remote(self._handles.memory)
+        saved = await memory.load_session(self._session_id)
+        state = SessionState.from_json(saved) if saved else SessionState(self._session_id, self._request)
+        self._events = EventLog.resume(self._session_id, await memory.events(self._session_id))
+        preset = get_preset(self._request.depth)
+        await _Remote(self._handles.frontier).open(self._session_id, preset.url_pool)
+        try:
+            async with open_searcher(self._settings, self._network) as searcher:
+                services = Services(
+                    judge=_Judge(self._handles.judge),
+                    browser=_Browser(self._handles.browser),
+                    extractor=_Extractor(self._handles.extractor),
+                    embedder=_Remote(self._handles.embedder),
+                    memory=memory,
+                    frontier=_Remote(self._handles.frontier),
+                    search=_Search(searcher),
+                )
+                self._loop = ResearchSession(state, self._events, services, preset, self._settings.research)
+                state = await self._loop.run()
+        except Exception as e:
+            state.status, state.stop_reason = FAILED, f"{type(e).__name__}: {e}"
+            self._events.emit_error(state.stop_reason)
+            await memory.checkpoint(state.to_json(), self._events.take_unsaved())
+            raise
+        return state.to_json()
+
+    def events_since(self, seq: int) -> list[Event]:
+        return self._events.since(seq)
+
+    def cancel(self) -> None:
+        if self._loop is not None:
+            self._loop.cancel()
+
+
+def session_actor() -> Any:
+    return ray.remote(SessionService).options(num_cpus=0, max_restarts=3, max_task_retries=3)

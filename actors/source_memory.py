@@ -1,0 +1,87 @@
+"""SourceMemoryActor: the one owner of the embedded stores (Qdrant local path, graph store).
+
+Remembers which domains and pages were productive across sessions, and keeps
+each session's state, events, questions and facts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import ray
+
+from fathom_ray.adapters.graph_stores import open_graph_store
+from fathom_ray.adapters.qdrant_memory import QdrantSourceMemory, Suggestion
+from fathom_ray.models import Event
+from fathom_ray.ports import GraphStore
+from fathom_ray.session_state import SessionState
+from fathom_ray.settings import Settings
+
+EMBEDDING_DIMENSION = 384
+
+
+class SourceMemoryService:
+    def __init__(self, settings: Settings, dimension: int = EMBEDDING_DIMENSION) -> None:
+        self._settings = settings
+        self._dimension = dimension
+        self._vectors: QdrantSourceMemory | None = None
+        self._store: GraphStore | None = None
+
+    def start(self) -> None:
+        if self._vectors is None:
+            path = self._settings.data_dir / "qdrant"
+            self._vectors = QdrantSourceMemory(self._settings.qdrant, path, self._dimension)
+            self._vectors.start()
+        if self._store is None:
+            self._store = open_graph_store(self._settings)
+
+    @property
+    def vectors(self) -> QdrantSourceMemory:
+        self.start()
+        assert self._vectors is not None
+        return self._vectors
+
+    @property
+    def store(self) -> GraphStore:
+        self.start()
+        assert self._store is not None
+        return self._store
+
+    def stop(self) -> None:
+        if self._vectors is not None:
+            self._vectors.close()
+        if self._store is not None:
+            self._store.close()
+        self._vectors = self._store = None
+
+    def domain_qualities(self, domains: Sequence[str]) -> dict[str, float]:
+        return self.vectors.domain_qualities(domains)
+
+    def suggest(self, vector: Sequence[float], limit: int, exclude: Sequence[str]) -> list[Suggestion]:
+        return self.vectors.suggest(vector, limit, exclude)
+
+    def record_page(
+        self, url: str, *, title: str, vector: Sequence[float], signal: float, facts: int
+    ) -> float:
+        self.vectors.remember_page(url, title, vector, facts)
+        return self.vectors.record_visit(url, signal)
+
+    def checkpoint(self, state: dict[str, Any], events: Sequence[Event]) -> None:
+        session = SessionState.from_json(state)
+        self.store.save_session(session.session_id, session.request.goal, session.status, state)
+        self.store.append_events(session.session_id, events)
+        self.store.record_facts(session.session_id, session.checklist, session.ledger.facts)
+
+    def load_session(self, session_id: str) -> dict[str, Any] | None:
+        return self.store.load_session(session_id)
+
+    def events(self, session_id: str, after_seq: int = 0) -> list[Event]:
+        return self.store.events(session_id, after_seq)
+
+    def list_sessions(self) -> list[tuple[str, str, str]]:
+        return self.store.list_sessions()
+
+
+def source_memory_actor() -> Any:
+    return ray.remote(SourceMemoryService).options(num_cpus=0, max_restarts=3, max_task_retries=3)

@@ -1,0 +1,59 @@
+"""What `fathom research` does between parsing its options and writing its files.
+
+An outer shell like ``cli.py``: it starts Ray and the actors, so the core never imports it.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from typing import Any
+
+from rich.console import Console
+from rich.live import Live
+
+from fathom_ray.errors import FathomError
+from fathom_ray.live_view import LiveView
+from fathom_ray.models import Event, ResearchRequest
+from fathom_ray.network import NetworkMap
+from fathom_ray.results import result_document
+from fathom_ray.session_state import SessionState
+from fathom_ray.settings import Settings
+
+
+def run_research(
+    settings: Settings, network: NetworkMap, request: ResearchRequest, address: str | None, console: Console
+) -> dict[str, Any]:
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    import ray  # noqa: PLC0415 (Ray starts only for the commands that need it)
+
+    from actors.engine import run_session, start_engine  # noqa: PLC0415
+
+    fetch = settings.fetch.model_copy(
+        update={"allow_hosts": (*settings.fetch.allow_hosts, *network.allowed_hosts)}
+    )
+    settings = settings.model_copy(update={"fetch": fetch})
+    started = time.monotonic()
+    if address:
+        ray.init(address=address, log_to_driver=False)
+    else:
+        ray.init(num_cpus=os.cpu_count() or 2, include_dashboard=False, log_to_driver=False)
+    try:
+        console.print("starting the browser pool, the judge's engine, the embedder and the stores ...")
+        engine = start_engine(settings, network)
+        view = LiveView(request.goal)
+        with Live(view.render(), console=console, refresh_per_second=4, transient=False) as live:
+
+            def show(events: list[Event]) -> None:
+                view.update(events)
+                live.update(view.render())
+
+            _, state_json = run_session(engine, request, f"s-{uuid.uuid4().hex[:12]}", show)
+        console.print()
+    except ray.exceptions.RayError as e:
+        raise FathomError(f"the session failed: {e}") from e
+    finally:
+        ray.shutdown()
+    return result_document(SessionState.from_json(state_json), time.monotonic() - started)

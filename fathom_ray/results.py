@@ -1,0 +1,59 @@
+"""What `fathom research` writes: ``result.json`` and ``report.md``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from fathom_ray.session_state import SessionState
+
+
+def result_document(state: SessionState, wall_s: float) -> dict[str, Any]:
+    """The result.json fields, from a finished session's state."""
+    usage = state.usage
+    return {
+        "session_id": state.session_id,
+        "goal": state.request.goal,
+        "depth": state.request.depth,
+        "status": state.status,
+        "stop_reason": state.stop_reason,
+        "checklist": [
+            {"id": i.id, "question": i.question, "satisfied": i.satisfied} for i in state.checklist
+        ],
+        "facts": [
+            {
+                "id": f.id,
+                "claim": f.claim,
+                "evidence": f.evidence,
+                "source_url": f.source_url,
+                "confidence": f.confidence,
+                "checklist_ids": list(f.checklist_ids),
+                "confirms": list(f.confirms),
+                "contradicts": list(f.contradicts),
+            }
+            for f in state.ledger.facts
+        ],
+        "facts_rejected": state.ledger.rejected,
+        "pages": [
+            {"url": p.url, "final_url": p.final_url, "status": p.status, "title": p.title, "text": p.text}
+            for p in state.pages
+        ],
+        "report_markdown": state.report_markdown,
+        "usage": {
+            "pages_fetched": state.pages_fetched,
+            "llm_calls": usage.calls,
+            "tokens_in": usage.prompt_tokens,
+            "tokens_out": usage.completion_tokens,
+            "cost_usd": usage.cost_usd,
+            "wall_s": round(wall_s, 2),
+        },
+    }
+
+
+def write_results(out: Path, document: dict[str, Any]) -> tuple[Path, Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    result, report = out / "result.json", out / "report.md"
+    result.write_text(json.dumps(document, indent=2, ensure_ascii=False), encoding="utf-8")
+    report.write_text(document["report_markdown"], encoding="utf-8")
+    return result, report
