@@ -31,12 +31,15 @@ class Engine:
     handles: Handles
 
 
-def start_engine(settings: Settings, network: NetworkMap, gpu: bool = False) -> Engine:
-    """Create and start every shared actor; a part that cannot start is a ``FathomError`` naming it."""
+def start_engine(settings: Settings, network: NetworkMap, gpu: bool = False, judge: Any = None) -> Engine:
+    """Create and start every shared actor; a part that cannot start is a ``FathomError`` naming it.
+
+    ``judge`` replaces the Judge actor with another handle of the same methods (tests pass a scripted one).
+    """
     handles = Handles(
         browser=browser_pool_actor().remote(settings.browser, settings.fetch, network),
         extractor=extractor_pool_actor().remote(timeout_s=30.0),
-        judge=judge_actor(settings.llm, gpu).remote(settings.llm),
+        judge=judge if judge is not None else judge_actor(settings.llm, gpu).remote(settings.llm),
         embedder=embedder_actor(gpu).remote(settings.embedder),
         memory=source_memory_actor().remote(settings),
         frontier=frontier_actor().remote(settings),

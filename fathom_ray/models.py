@@ -32,6 +32,8 @@ class ResearchRequest:
     seeds: tuple[str, ...] = ()
     max_pages: int | None = None
     n: int | None = None
+    time_budget_s: float | None = None
+    token_budget: int | None = None
 
     def __post_init__(self) -> None:
         goal = self.goal.strip()
@@ -47,10 +49,21 @@ class ResearchRequest:
             object.__setattr__(self, "seeds", tuple(canonicalize(url) for url in self.seeds))
         except InvalidURLError as e:
             raise InvalidRequestError("seeds", f"{e.url!r}: {e.reason}") from e
-        for name in ("max_pages", "n"):
+        for name in ("max_pages", "n", "time_budget_s", "token_budget"):
             value = getattr(self, name)
             if value is not None and value < 1:
                 raise InvalidRequestError(name, f"must be >= 1, got {value}")
+
+    @property
+    def time_limit_s(self) -> float:
+        """The preset's time budget, lowered by ``time_budget_s`` when given."""
+        preset = PRESETS[self.depth].time_budget_s
+        return preset if self.time_budget_s is None else min(preset, self.time_budget_s)
+
+    @property
+    def token_limit(self) -> int:
+        preset = PRESETS[self.depth].token_budget
+        return preset if self.token_budget is None else min(preset, self.token_budget)
 
     @property
     def page_limit(self) -> int:

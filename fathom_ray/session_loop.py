@@ -382,7 +382,7 @@ class ResearchSession:
         return self.state.request.page_limit - self.state.pages_fetched
 
     def _out_of_time(self) -> bool:
-        return time.monotonic() - self._started >= self._preset.time_budget_s
+        return time.monotonic() - self._started >= self.state.request.time_limit_s
 
     def _stop_reason(self) -> str | None:
         """Why no further round may start, or None; the first that holds wins."""
@@ -392,7 +392,7 @@ class ResearchSession:
             (bool(checklist) and all(i.satisfied for i in checklist), "checklist satisfied"),
             (self._pages_left() <= 0, "max pages reached"),
             (self._out_of_time(), "time budget reached"),
-            (self.state.usage.total_tokens >= self._preset.token_budget, "token budget reached"),
+            (self.state.usage.total_tokens >= self.state.request.token_limit, "token budget reached"),
             (self.state.round >= 4 * self.state.request.page_limit + 3, "no progress"),
         )
         return next((reason for holds, reason in reasons if holds), None)

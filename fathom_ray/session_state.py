@@ -63,6 +63,8 @@ class SessionState:
                 seeds=tuple(request["seeds"]),
                 max_pages=request["max_pages"],
                 n=request["n"],
+                time_budget_s=request.get("time_budget_s"),
+                token_budget=request.get("token_budget"),
             ),
             status=data["status"],
             round=data["round"],

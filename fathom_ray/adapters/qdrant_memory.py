@@ -22,6 +22,7 @@ from fathom_ray.ranking import domain_quality, suggestion_score
 from fathom_ray.settings import QdrantSettings
 from fathom_ray.urls import domain_of
 
+MIN_SIMILARITY = 0.3  # below this cosine a remembered page is not "related to the goal"
 NAMESPACE = uuid.UUID("5b0f4f7e-4d0c-4a43-9b61-0f3f6c1c7a11")
 
 
@@ -107,7 +108,9 @@ class QdrantSourceMemory:
         skip = set(exclude)
         hits = self.client.query_points(self._pages, query=list(vector), limit=limit * 3 + len(skip)).points
         pages = [
-            (h.payload or {}, float(h.score)) for h in hits if h.payload and h.payload.get("url") not in skip
+            (h.payload, float(h.score))
+            for h in hits
+            if h.payload and h.payload.get("url") not in skip and h.score >= MIN_SIMILARITY
         ]
         qualities = self.domain_qualities(str(p["domain"]) for p, _ in pages)
         suggestions = [

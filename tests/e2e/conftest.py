@@ -1,0 +1,40 @@
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import ray
+
+from actors.engine import Engine, start_engine
+from fathom_ray.network import NetworkMap
+from fathom_ray.settings import Settings, load_settings
+from tests.actors.conftest import ray_session  # noqa: F401 (the one session-scoped local Ray)
+from tests.integration.conftest import offline_network, offline_policy, testweb  # noqa: F401
+from tests.scripted_judge import ScriptedJudge
+
+
+def e2e_settings(data_dir: Path, network: NetworkMap) -> Settings:
+    return load_settings(
+        data_dir=data_dir,
+        research={"seed": 7, "divergence": 1.0},
+        fetch={"min_host_delay_s": 0.05, "timeout_s": 5, "allow_hosts": list(network.allowed_hosts)},
+        browser={"page_timeout_s": 10},
+        search={"backend": "searxng", "searxng_url": "http://search.test", "max_results": 8},
+    )
+
+
+@pytest.fixture(scope="module")
+def scripted_engine(
+    tmp_path_factory: pytest.TempPathFactory, offline_network: NetworkMap, ray_session: None
+) -> Iterator[tuple[Engine, Any]]:
+    settings = e2e_settings(tmp_path_factory.mktemp("data"), offline_network)
+    judge = ray.remote(ScriptedJudge).options(num_cpus=0).remote()
+    engine = start_engine(settings, offline_network, judge=judge)
+    yield engine, judge
+    for handle in (engine.handles.browser, engine.handles.memory):
+        ray.get(handle.stop.remote(), timeout=60)
+    for field in dataclasses.fields(engine.handles):
+        ray.kill(getattr(engine.handles, field.name))

@@ -1,0 +1,172 @@
+"""Whole sessions on local Ray and the offline web, with the scripted judge (orchestration)."""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from typing import Any
+
+import pytest
+import ray
+
+from actors.engine import Engine, run_session
+from fathom_ray.ledger import evidence_in
+from fathom_ray.models import Event, EventType, ResearchRequest
+from fathom_ray.session_state import SessionState
+
+pytestmark = [pytest.mark.e2e]
+GOAL = "Which Python version introduced assignment expressions, and who wrote the PEP?"
+
+
+def session(
+    engine: Engine, request: ResearchRequest, on_events: Any = None
+) -> tuple[SessionState, list[Event]]:
+    seen: list[Event] = []
+
+    def collect(events: list[Event]) -> None:
+        seen.extend(events)
+        if on_events is not None:
+            on_events(events)
+
+    _, state = run_session(engine, request, f"t-{uuid.uuid4().hex[:8]}", collect)
+    return SessionState.from_json(state), seen
+
+
+def check_facts_cite_their_pages(state: SessionState) -> None:
+    texts = {p.url: p.text for p in state.pages}
+    for fact in state.ledger.facts:
+        assert fact.source_url in texts
+        assert evidence_in(fact.evidence, texts[fact.source_url])
+
+
+def test_a_quick_session_runs_every_stage(scripted_engine: tuple[Engine, Any]) -> None:
+    engine, judge = scripted_engine
+    ray.get(judge.configure.remote(satisfy=False))
+    state, events = session(engine, ResearchRequest(GOAL, depth="quick"))
+    assert state.status == "complete"
+    assert state.stop_reason == "max pages reached"
+    assert state.pages_fetched == 3  # the quick preset's page budget, never more
+    kinds = [e.type for e in events]
+    for kind in (
+        EventType.DECOMPOSE,
+        EventType.SEARCHING,
+        EventType.RANKED,
+        EventType.FETCHING,
+        EventType.ANALYZED,
+        EventType.ROUND_END,
+        EventType.COMPOSING,
+        EventType.COMPLETE,
+    ):
+        assert kind in kinds, kind
+    assert kinds[-1] is EventType.COMPLETE
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    assert state.ledger.facts
+    assert state.ledger.rejected >= 1  # the scripted judge's invented quote was kept out
+    check_facts_cite_their_pages(state)
+    assert "## Findings" in state.report_markdown
+    assert "## Sources" in state.report_markdown
+    round_end = next(e for e in events if e.type is EventType.ROUND_END)
+    assert set(round_end.data) == {"round", "round_facts", "total_facts", "total_pages"}
+
+
+def test_a_settled_checklist_stops_the_session(scripted_engine: tuple[Engine, Any]) -> None:
+    engine, judge = scripted_engine
+    ray.get(judge.configure.remote(satisfy=True))
+    state, _ = session(engine, ResearchRequest(GOAL, depth="focused"))
+    assert state.stop_reason == "checklist satisfied"
+    assert state.round == 1
+    assert all(i.satisfied for i in state.checklist)
+
+
+def test_an_exhausted_frontier_stops_the_session(scripted_engine: tuple[Engine, Any]) -> None:
+    engine, judge = scripted_engine
+    ray.get(judge.configure.remote(satisfy=False, questions=["zzqx vvkk"], queries=["qqzx wwvk"]))
+    try:
+        state, events = session(engine, ResearchRequest("zzqx vvkk wwjj", depth="quick"))
+    finally:
+        ray.get(
+            judge.configure.remote(
+                questions=["Which version introduced it?", "Who wrote the proposal?"],
+                queries=["assignment expressions walrus operator"],
+            )
+        )
+    assert state.stop_reason == "frontier exhausted"
+    assert state.pages_fetched == 0
+    assert "No facts with verifiable evidence" in state.report_markdown
+    assert any(e.type is EventType.SEARCHING for e in events)
+
+
+def test_the_time_budget_holds(scripted_engine: tuple[Engine, Any]) -> None:
+    engine, judge = scripted_engine
+    ray.get(judge.configure.remote(satisfy=False))
+    started = time.monotonic()
+    state, _ = session(engine, ResearchRequest(GOAL, depth="standard", time_budget_s=5))
+    assert state.stop_reason == "time budget reached"
+    assert time.monotonic() - started < 60
+
+
+def test_thin_frontier_triggers_discovery(scripted_engine: tuple[Engine, Any]) -> None:
+    engine, judge = scripted_engine
+    before = ray.get(judge.counts.remote()).get("discover_queries", 0)
+    # exhaustive batches are 12 pages: the ~24 search results of the set-up are under 3 x 12
+    state, events = session(engine, ResearchRequest(GOAL, depth="exhaustive", max_pages=2))
+    assert state.pages_fetched <= 2
+    assert ray.get(judge.counts.remote())["discover_queries"] > before
+    searched = [q for e in events if e.type is EventType.SEARCHING for q in e.data["queries"]]  # type: ignore[union-attr]
+    assert "assignment expressions walrus operator" in searched
+
+
+def test_a_second_session_is_offered_the_first_sessions_sources(scripted_engine: tuple[Engine, Any]) -> None:
+    engine, judge = scripted_engine
+    ray.get(judge.configure.remote(satisfy=False))
+    first, _ = session(engine, ResearchRequest(GOAL, depth="quick"))
+    productive = {p.url.split("/")[2] for p in first.pages if p.quality > 0.5}
+    qualities = ray.get(engine.handles.memory.domain_qualities.remote(sorted(productive)))
+    assert productive
+    assert all(q > 0.5 for q in qualities.values())  # better than an unknown domain's 0.5
+    _, events = session(
+        engine, ResearchRequest("Who wrote the PEP for assignment expressions?", depth="quick")
+    )
+    memory = [e for e in events if e.type is EventType.MEMORY_SOURCES]
+    assert memory
+    offered = {s["url"] for e in memory for s in e.data["sources"]}  # type: ignore[union-attr, index]
+    assert {url.split("/")[2] for url in offered} <= productive  # remembered pages of productive domains
+
+
+def test_killing_the_session_actor_resumes_without_losing_facts(scripted_engine: tuple[Engine, Any]) -> None:
+    engine, judge = scripted_engine
+    ray.get(judge.configure.remote(satisfy=False))
+    killed = threading.Event()
+    request = ResearchRequest(GOAL, depth="focused")
+    session_id = f"k-{uuid.uuid4().hex[:8]}"
+    holder: dict[str, Any] = {}
+
+    def on_events(events: list[Event]) -> None:
+        if not killed.is_set() and any(e.type is EventType.ROUND_END for e in events):
+            killed.set()
+            ray.kill(holder["actor"], no_restart=False)
+
+    from actors.session import session_actor
+
+    actor = session_actor().remote(engine.settings, session_id, request, engine.handles, engine.network)
+    holder["actor"] = actor
+    done = actor.run.remote()
+    seen = 0
+    while not ray.wait([done], timeout=0.5)[0]:
+        try:
+            events = ray.get(actor.events_since.remote(seen), timeout=30)
+        except ray.exceptions.RayError:
+            continue
+        if events:
+            seen = events[-1].seq
+            on_events(events)
+    state = SessionState.from_json(ray.get(done))
+    assert killed.is_set()
+    assert state.status == "complete"
+    urls = [p.url for p in state.pages]
+    assert len(urls) == len(set(urls))  # nothing fetched twice
+    check_facts_cite_their_pages(state)
+    stored = ray.get(engine.handles.memory.events.remote(session_id))
+    assert [e.seq for e in stored] == list(range(1, len(stored) + 1))
+    assert state.pages_fetched <= request.page_limit

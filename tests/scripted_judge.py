@@ -1,0 +1,92 @@
+"""A scripted judge: the Judge port's methods, answered by rules instead of a model.
+
+For tests that assert orchestration. It quotes its evidence from the page it
+is given (so the ledger keeps it), adds one fact whose quote is not on the
+page (so the ledger must reject it), follows the first link, and can be told
+to declare the checklist settled.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from fathom_ray.llm import answers
+from fathom_ray.llm.judge import Judged
+from fathom_ray.models import ChecklistItem, ExtractedPage, Fact, Usage
+
+SENTENCE = re.compile(r"[A-Z][^.!?\n]{40,200}[.!?]")
+CALL = Usage(calls=1, prompt_tokens=200, completion_tokens=40)
+
+
+class ScriptedJudge:
+    def __init__(self) -> None:
+        self.calls: Counter[str] = Counter()
+        self.satisfy = False
+        self.questions = ["Which version introduced it?", "Who wrote the proposal?"]
+        self.queries = ["assignment expressions walrus operator"]
+
+    def configure(
+        self,
+        *,
+        satisfy: bool = False,
+        questions: Sequence[str] | None = None,
+        queries: Sequence[str] | None = None,
+    ) -> None:
+        self.satisfy = satisfy
+        if questions is not None:
+            self.questions = list(questions)
+        if queries is not None:
+            self.queries = list(queries)
+
+    def start(self) -> dict[str, str]:
+        return {"backend": "scripted", "model": "scripted", "note": ""}
+
+    def stop(self) -> None:
+        return None
+
+    def counts(self) -> dict[str, int]:
+        return dict(self.calls)
+
+    def _judged(self, name: str, answer: answers.Answer) -> Judged[answers.Answer]:
+        self.calls[name] += 1
+        return Judged(name, answer, None, CALL)
+
+    async def decompose(self, goal: str, count: int) -> Judged[answers.Answer]:
+        return self._judged("decompose", answers.Checklist(questions=self.questions[:count]))
+
+    async def analyse_page(
+        self, goal: str, checklist: Sequence[ChecklistItem], facts: Sequence[Fact], page: ExtractedPage
+    ) -> Judged[answers.Answer]:
+        found = SENTENCE.search(page.text)
+        claims = []
+        if found and checklist:
+            quote = found.group(0)
+            claims.append(
+                answers.FactClaim(
+                    claim=quote, evidence=quote, checklist_ids=[i.id for i in checklist], confidence=0.9
+                )
+            )
+            claims.append(answers.FactClaim(claim="Invented", evidence="This sentence is on no page at all."))
+        analysis = answers.PageAnalysis(
+            facts=claims, follow_links=[0] if page.links else [], page_quality=0.9 if found else 0.1
+        )
+        return self._judged("analyse_page", analysis)
+
+    async def discover_queries(
+        self, goal: str, open_items: Sequence[ChecklistItem], done: Sequence[str], count: int
+    ) -> Judged[answers.Answer]:
+        return self._judged("discover_queries", answers.Queries(queries=self.queries[:count]))
+
+    async def judge_completeness(
+        self, goal: str, checklist: Sequence[ChecklistItem], facts: Sequence[Fact]
+    ) -> Judged[answers.Answer]:
+        ids = [i.id for i in checklist] if self.satisfy else []
+        return self._judged("completeness", answers.Completeness(satisfied=ids))
+
+    async def compose(
+        self, goal: str, checklist: Sequence[ChecklistItem], facts: Sequence[Fact]
+    ) -> Judged[answers.Answer]:
+        findings = [answers.Finding(sentence=f.claim[:500], fact_ids=[f.id]) for f in facts[:5]]
+        return self._judged("compose", answers.Report(findings=findings))
