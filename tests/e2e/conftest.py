@@ -11,8 +11,6 @@ import ray
 from actors.engine import Engine, start_engine
 from fathom_ray.network import NetworkMap
 from fathom_ray.settings import Settings, load_settings
-from tests.actors.conftest import ray_session  # noqa: F401 (the one session-scoped local Ray)
-from tests.integration.conftest import offline_network, offline_policy, testweb  # noqa: F401
 from tests.scripted_judge import ScriptedJudge
 
 

@@ -11,6 +11,7 @@ import pytest
 import ray
 
 from actors.engine import Engine, run_session
+from actors.session import session_actor
 from fathom_ray.ledger import evidence_in
 from fathom_ray.models import Event, EventType, ResearchRequest
 from fathom_ray.session_state import SessionState
@@ -130,7 +131,8 @@ def test_a_second_session_is_offered_the_first_sessions_sources(scripted_engine:
     )
     memory = [e for e in events if e.type is EventType.MEMORY_SOURCES]
     assert memory
-    offered = {s["url"] for e in memory for s in e.data["sources"]}  # type: ignore[union-attr, index]
+    sources: list[Any] = [s for e in memory for s in e.data["sources"]]  # type: ignore[union-attr]
+    offered = {str(s["url"]) for s in sources}
     assert {url.split("/")[2] for url in offered} <= productive  # remembered pages of productive domains
 
 
@@ -146,8 +148,6 @@ def test_killing_the_session_actor_resumes_without_losing_facts(scripted_engine:
         if not killed.is_set() and any(e.type is EventType.ROUND_END for e in events):
             killed.set()
             ray.kill(holder["actor"], no_restart=False)
-
-    from actors.session import session_actor
 
     actor = session_actor().remote(engine.settings, session_id, request, engine.handles, engine.network)
     holder["actor"] = actor
@@ -170,3 +170,24 @@ def test_killing_the_session_actor_resumes_without_losing_facts(scripted_engine:
     stored = ray.get(engine.handles.memory.events.remote(session_id))
     assert [e.seq for e in stored] == list(range(1, len(stored) + 1))
     assert state.pages_fetched <= request.page_limit
+
+
+@pytest.mark.parametrize("victim", ["browser", "extractor"])
+def test_killing_a_shared_actor_mid_session_loses_nothing(
+    scripted_engine: tuple[Engine, Any], victim: str
+) -> None:
+    engine, judge = scripted_engine
+    ray.get(judge.configure.remote(satisfy=False))
+    killed = threading.Event()
+
+    def on_events(events: list[Event]) -> None:
+        if not killed.is_set() and any(e.type is EventType.FETCHING for e in events):
+            killed.set()
+            ray.kill(getattr(engine.handles, victim), no_restart=False)
+
+    state, events = session(engine, ResearchRequest(GOAL, depth="focused", max_pages=4), on_events)
+    assert killed.is_set()
+    assert state.status == "complete"
+    assert events[-1].type is EventType.COMPLETE
+    assert state.pages_fetched >= 1  # the restarted actor served the rest of the session
+    check_facts_cite_their_pages(state)

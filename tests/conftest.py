@@ -1,5 +1,8 @@
+"""Fixtures shared by every tier: the offline web and the one session-scoped local Ray."""
+
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -9,7 +12,7 @@ from fathom_ray.network import NetworkMap
 from fathom_ray.security import UrlPolicy
 from fathom_ray.testweb.server import TestWeb
 
-CACHE = Path(__file__).resolve().parents[2] / ".cache"
+CACHE = Path(__file__).resolve().parents[1] / ".cache"
 
 
 @pytest.fixture(scope="session")
@@ -26,3 +29,14 @@ def offline_network(testweb: TestWeb) -> NetworkMap:
 @pytest.fixture(scope="session")
 def offline_policy(offline_network: NetworkMap) -> UrlPolicy:
     return UrlPolicy.allowing(offline_network.allowed_hosts)
+
+
+@pytest.fixture(scope="session")
+def ray_session() -> Iterator[None]:
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    import ray  # noqa: PLC0415 (only the tiers that use Ray pay for importing it)
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    yield
+    ray.shutdown()

