@@ -53,7 +53,8 @@ def run_research(
             _, state_json = run_session(engine, request, f"s-{uuid.uuid4().hex[:12]}", show)
         console.print()
     except ray.exceptions.RayError as e:
-        raise FathomError(f"the session failed: {e}") from e
+        cause = getattr(e, "cause", None) or e
+        raise FathomError(f"the session failed: {str(cause).strip().splitlines()[-1]}") from e
     finally:
         ray.shutdown()
     return result_document(SessionState.from_json(state_json), time.monotonic() - started)

@@ -21,6 +21,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from fathom_ray import report
+from fathom_ray.errors import SearchError, SessionError
 from fathom_ray.frontier import FAILED, FETCHED, rank_and_sample
 from fathom_ray.llm import answers
 from fathom_ray.llm.judge import Judged
@@ -128,6 +129,7 @@ class ResearchSession:
         self._started = time.monotonic() - state.elapsed_s
         self._cancelled = False
         self._topic_vectors: list[list[float]] = []
+        self._search_error: SearchError | None = None
         digest = hashlib.sha1(state.session_id.encode(), usedforsecurity=False).hexdigest()
         self._seed = settings.seed if settings.seed is not None else int(digest[:8], 16)
 
@@ -170,6 +172,8 @@ class ResearchSession:
         seeds = [Candidate(url, CandidateOrigin.SEED) for url in self.state.request.seeds]
         await self._s.frontier.add(self.state.session_id, seeds)
         await self._search([self._goal, *(i.question for i in self.state.checklist)])
+        if self._search_error is not None and not await self._s.frontier.pending(self.state.session_id):
+            raise SessionError(self.state.session_id, f"nothing to research: {self._search_error}")
         self.state.decomposed = True
 
     async def _search(self, queries: Sequence[str]) -> int:
@@ -180,8 +184,9 @@ class ResearchSession:
         self.state.queries_done += fresh
         try:
             results = await self._s.search.search(fresh, self._results_per_query)
-        except Exception as e:  # noqa: BLE001 (a SearchError from any backend; the round goes on)
+        except SearchError as e:
             logger.warning("search failed: %s", e, extra={"session_id": self.state.session_id})
+            self._search_error = e
             return 0
         candidates = [
             Candidate(r.url, CandidateOrigin.SEARCH, r.title, r.snippet, r.query, r.rank) for r in results

@@ -1,0 +1,194 @@
+"""The round driver with in-process fakes of the other actors: deterministic orchestration checks."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import pytest
+
+from fathom_ray.adapters.qdrant_memory import Suggestion
+from fathom_ray.errors import SearchError, SessionError
+from fathom_ray.frontier import SessionFrontier
+from fathom_ray.models import (
+    Candidate,
+    EventType,
+    ExtractedPage,
+    FetchResult,
+    FetchStatus,
+    Link,
+    Preview,
+    ResearchRequest,
+    SearchResult,
+)
+from fathom_ray.presets import get_preset
+from fathom_ray.session_events import EventLog
+from fathom_ray.session_loop import ResearchSession, Services
+from fathom_ray.session_state import SessionState
+from fathom_ray.settings import ResearchSettings
+from tests.scripted_judge import ScriptedJudge
+
+TEXT = "Assignment expressions were added in Python 3.8 by PEP 572, written by Chris Angelico and others."
+
+
+def page_url(name: str) -> str:
+    return f"http://docs.python.test/3.11/{name}.html"
+
+
+@dataclass
+class FakeWeb:
+    links: dict[str, list[str]] = field(default_factory=dict)
+    unusable: set[str] = field(default_factory=set)
+    fetched: list[str] = field(default_factory=list)
+    results: list[str] = field(default_factory=list)
+    suggestions: list[str] = field(default_factory=list)
+    suggest_calls: int = 0
+    search_fails: bool = False
+
+    # browser
+    async def fetch(self, url: str) -> FetchResult:
+        self.fetched.append(url)
+        return FetchResult(
+            url, FetchStatus.OK, final_url=url, http_status=200, content_type="text/html", body=url
+        )
+
+    async def preview(self, url: str) -> Preview:
+        status = FetchStatus.OK
+        return Preview(url, status, text_chars=0 if url in self.unusable else 500)
+
+    # extractor
+    async def extract(self, result: FetchResult) -> ExtractedPage:
+        links = tuple(Link(u, "next page") for u in self.links.get(result.url, []))
+        return ExtractedPage(result.url, result.url.rsplit("/", 1)[-1], TEXT, links)
+
+    # embedder
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        def unit(text: str) -> list[float]:
+            raw = [b / 255 for b in hashlib.sha256(text.encode()).digest()[:8]]
+            norm = sum(x * x for x in raw) ** 0.5
+            return [x / norm for x in raw]
+
+        return [unit(t) for t in texts]
+
+    # memory
+    async def domain_qualities(self, domains: Sequence[str]) -> dict[str, float]:
+        return dict.fromkeys(domains, 0.5)
+
+    async def suggest(self, vector: Sequence[float], limit: int, exclude: Sequence[str]) -> list[Suggestion]:
+        self.suggest_calls += 1
+        return [Suggestion(u, "remembered", 0.9) for u in self.suggestions if u not in exclude][:limit]
+
+    async def record_page(self, url: str, **kwargs: Any) -> None:
+        return None
+
+    # search
+    async def search(self, queries: Sequence[str], limit: int) -> list[SearchResult]:
+        if self.search_fails:
+            raise SearchError("fake", "unreachable")
+        return [SearchResult(u, u, "", i, "fake", queries[0]) for i, u in enumerate(self.results, start=1)]
+
+
+class FakeFrontier:
+    def __init__(self) -> None:
+        self.pool = SessionFrontier(100)
+
+    async def add(self, session_id: str, candidates: Sequence[Candidate]) -> int:
+        return len(self.pool.add(candidates))
+
+    async def pending(self, session_id: str) -> list[Candidate]:
+        return self.pool.pending()
+
+    async def mark(self, session_id: str, url: str, state: str, reason: str = "") -> None:
+        self.pool.mark(url, state, reason)
+
+    async def reserve(self, url: str) -> float:
+        return 0.0
+
+    async def checkpoint(self, session_id: str) -> None:
+        return None
+
+
+class FakeStore:
+    def __init__(self) -> None:
+        self.checkpoints = 0
+
+    async def checkpoint(self, state: dict[str, Any], events: Sequence[Any]) -> None:
+        self.checkpoints += 1
+
+
+def run(
+    web: FakeWeb, request: ResearchRequest, divergence: float = 0.0
+) -> tuple[SessionState, EventLog, FakeFrontier]:
+    frontier, store = FakeFrontier(), FakeStore()
+
+    class Memory:
+        domain_qualities = web.domain_qualities
+        suggest = web.suggest
+        record_page = web.record_page
+        checkpoint = store.checkpoint
+
+    services = Services(
+        judge=cast(Any, ScriptedJudge()),
+        browser=web,
+        extractor=web,
+        embedder=web,
+        memory=Memory(),
+        frontier=frontier,
+        search=web,
+    )
+    events = EventLog("s1")
+    loop = ResearchSession(
+        SessionState("s1", request),
+        events,
+        services,
+        get_preset(request.depth),
+        ResearchSettings(seed=3, divergence=divergence, temperature=0.0),
+    )
+    return asyncio.run(loop.run()), events, frontier
+
+
+GOAL = "Which Python version introduced assignment expressions?"
+
+
+def test_second_half_of_a_batch_waits_for_a_usable_preview() -> None:
+    web = FakeWeb(results=[page_url("a"), page_url("b")], unusable={page_url("a"), page_url("b")})
+    _, events, _ = run(web, ResearchRequest(GOAL, depth="quick", max_pages=2))
+    failed = [e for e in events.events if e.type is EventType.FETCH_FAILED]
+    assert len(web.fetched) == 1  # the first half is fetched unconditionally, the second never was
+    assert len(failed) == 1
+    assert str(failed[0].data["reason"]).startswith("preview:")
+    assert failed[0].data["url"] not in web.fetched
+
+
+def test_followed_links_enter_the_frontier_and_are_fetched() -> None:
+    web = FakeWeb(results=[page_url("a")], links={page_url("a"): [page_url("linked")]})
+    _, _, frontier = run(web, ResearchRequest(GOAL, depth="glance", max_pages=1))
+    assert page_url("linked") in frontier.pool.entries
+    assert frontier.pool.entries[page_url("linked")].candidate.origin.value == "link"
+    web2 = FakeWeb(results=[page_url("a")], links={page_url("a"): [page_url("linked")]})
+    run(web2, ResearchRequest(GOAL, depth="quick", max_pages=2))
+    assert page_url("linked") in web2.fetched
+
+
+def test_divergence_injects_remembered_sources_from_round_two() -> None:
+    web = FakeWeb(results=[page_url("a")], suggestions=[page_url("remembered")])
+    _, events, frontier = run(web, ResearchRequest(GOAL, depth="quick"), divergence=1.0)
+    assert web.suggest_calls >= 2  # at set-up, and again from round 2
+    assert any(e.type is EventType.MEMORY_SOURCES for e in events.events)
+    assert frontier.pool.entries[page_url("remembered")].candidate.origin.value == "memory"
+
+
+def test_the_token_budget_stops_new_rounds() -> None:
+    web = FakeWeb(results=[page_url(n) for n in "abcdef"])
+    state, _, _ = run(web, ResearchRequest(GOAL, depth="standard", token_budget=500))
+    assert state.stop_reason == "token budget reached"
+    assert state.round == 1
+
+
+def test_an_unreachable_search_with_nothing_else_to_read_is_an_error() -> None:
+    web = FakeWeb(search_fails=True)
+    with pytest.raises(SessionError, match="unreachable"):
+        run(web, ResearchRequest(GOAL, depth="quick"))
