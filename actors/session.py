@@ -75,6 +75,12 @@ class _Browser(_Remote):
                 url, FetchStatus.BROWSER_CRASHED, error=f"browser pool lost: {type(e).__name__}"
             )
 
+    async def crawl_delay(self, url: str) -> float | None:
+        try:
+            return await self._handle.crawl_delay.remote(url)  # type: ignore[no-any-return]
+        except RayError:
+            return None
+
     async def preview(self, url: str) -> Preview:
         try:
             return await self._handle.preview.remote(url)  # type: ignore[no-any-return]

@@ -65,6 +65,7 @@ class JudgeCalls(Protocol):
 class BrowserCalls(Protocol):
     async def fetch(self, url: str) -> FetchResult: ...
     async def preview(self, url: str) -> Preview: ...
+    async def crawl_delay(self, url: str) -> float | None: ...
 
 
 class ExtractorCalls(Protocol):
@@ -89,6 +90,7 @@ class FrontierCalls(Protocol):
     async def pending(self, session_id: str) -> list[Candidate]: ...
     async def mark(self, session_id: str, url: str, state: str, reason: str = "") -> None: ...
     async def reserve(self, url: str) -> float: ...
+    async def set_crawl_delay(self, url: str, delay_s: float | None) -> None: ...
     async def checkpoint(self, session_id: str) -> None: ...
 
 
@@ -130,6 +132,7 @@ class ResearchSession:
         self._cancelled = False
         self._topic_vectors: list[list[float]] = []
         self._search_error: SearchError | None = None
+        self._delays_known: set[str] = set()
         digest = hashlib.sha1(state.session_id.encode(), usedforsecurity=False).hexdigest()
         self._seed = settings.seed if settings.seed is not None else int(digest[:8], 16)
 
@@ -287,6 +290,7 @@ class ResearchSession:
             preview = await self._s.browser.preview(url)
             if not preview.usable:
                 return await self._failed(url, f"preview: {preview.status.value} {preview.error}".strip())
+        await self._honour_crawl_delay(url)
         await asyncio.sleep(await self._s.frontier.reserve(url))
         if self._pages_left() <= 0 or self._out_of_time():
             return 0
@@ -329,6 +333,16 @@ class ResearchSession:
         signal = (analysis.page_quality + (1.0 if kept else 0.0)) / 2
         await self._s.memory.record_page(url, title=page.title, vector=vector, signal=signal, facts=len(kept))
         return len(kept)
+
+    async def _honour_crawl_delay(self, url: str) -> None:
+        """Tell the shared politeness a host's robots.txt Crawl-delay, once per host and session."""
+        host = domain_of(url)
+        if host in self._delays_known:
+            return
+        self._delays_known.add(host)
+        delay = await self._s.browser.crawl_delay(url)
+        if delay is not None:
+            await self._s.frontier.set_crawl_delay(url, delay)
 
     async def _failed(self, url: str, reason: str) -> int:
         await self._s.frontier.mark(self.state.session_id, url, FAILED, reason)

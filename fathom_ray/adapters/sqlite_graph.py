@@ -133,21 +133,21 @@ class SqliteGraphStore:
             statements.append(
                 (
                     "INSERT OR REPLACE INTO facts VALUES (?, ?, ?, ?)",
-                    (session_id, fact.id, fact.source_url, json.dumps(_fact_json(fact))),
+                    (session_id, fact.id, fact.source_url, json.dumps(fact_to_json(fact))),
                 )
             )
         self._write(statements)
 
     def facts_of_page(self, url: str) -> list[Fact]:
         rows = self._read("SELECT fact FROM facts WHERE source_url = ? ORDER BY session_id, id", (url,))
-        return [_fact_from(json.loads(r[0])) for r in rows]
+        return [fact_from_json(json.loads(r[0])) for r in rows]
 
     def close(self) -> None:
         with self._lock:
             self._db.close()
 
 
-def _fact_json(fact: Fact) -> dict[str, Any]:
+def fact_to_json(fact: Fact) -> dict[str, Any]:
     return {
         "id": fact.id,
         "claim": fact.claim,
@@ -161,7 +161,7 @@ def _fact_json(fact: Fact) -> dict[str, Any]:
     }
 
 
-def _fact_from(raw: dict[str, Any]) -> Fact:
+def fact_from_json(raw: dict[str, Any]) -> Fact:
     return Fact(
         raw["id"],
         raw["claim"],

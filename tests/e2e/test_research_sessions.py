@@ -15,6 +15,7 @@ from actors.session import session_actor
 from fathom_ray.ledger import evidence_in
 from fathom_ray.models import Event, EventType, ResearchRequest
 from fathom_ray.session_state import SessionState
+from fathom_ray.urls import domain_of
 
 pytestmark = [pytest.mark.e2e]
 GOAL = "Which Python version introduced assignment expressions, and who wrote the PEP?"
@@ -122,7 +123,7 @@ def test_a_second_session_is_offered_the_first_sessions_sources(scripted_engine:
     engine, judge = scripted_engine
     ray.get(judge.configure.remote(satisfy=False))
     first, _ = session(engine, ResearchRequest(GOAL, depth="quick"))
-    productive = {p.url.split("/")[2] for p in first.pages if p.quality > 0.5}
+    productive = {domain_of(p.url) for p in first.pages if p.quality > 0.5}
     qualities = ray.get(engine.handles.memory.domain_qualities.remote(sorted(productive)))
     assert productive
     assert all(q > 0.5 for q in qualities.values())  # better than an unknown domain's 0.5
@@ -133,7 +134,7 @@ def test_a_second_session_is_offered_the_first_sessions_sources(scripted_engine:
     assert memory
     sources: list[Any] = [s for e in memory for s in e.data["sources"]]  # type: ignore[union-attr]
     offered = {str(s["url"]) for s in sources}
-    assert {url.split("/")[2] for url in offered} <= productive  # remembered pages of productive domains
+    assert {domain_of(url) for url in offered} <= productive  # remembered pages of productive domains
 
 
 def test_killing_the_session_actor_resumes_without_losing_facts(scripted_engine: tuple[Engine, Any]) -> None:

@@ -55,6 +55,9 @@ class FakeWeb:
             url, FetchStatus.OK, final_url=url, http_status=200, content_type="text/html", body=url
         )
 
+    async def crawl_delay(self, url: str) -> float | None:
+        return 2.0 if "robots" in url else None
+
     async def preview(self, url: str) -> Preview:
         status = FetchStatus.OK
         return Preview(url, status, text_chars=0 if url in self.unusable else 500)
@@ -94,6 +97,7 @@ class FakeWeb:
 class FakeFrontier:
     def __init__(self) -> None:
         self.pool = SessionFrontier(100)
+        self.delays: dict[str, float | None] = {}
 
     async def add(self, session_id: str, candidates: Sequence[Candidate]) -> int:
         return len(self.pool.add(candidates))
@@ -106,6 +110,9 @@ class FakeFrontier:
 
     async def reserve(self, url: str) -> float:
         return 0.0
+
+    async def set_crawl_delay(self, url: str, delay_s: float | None) -> None:
+        self.delays[url] = delay_s
 
     async def checkpoint(self, session_id: str) -> None:
         return None
@@ -192,3 +199,9 @@ def test_an_unreachable_search_with_nothing_else_to_read_is_an_error() -> None:
     web = FakeWeb(search_fails=True)
     with pytest.raises(SessionError, match="unreachable"):
         run(web, ResearchRequest(GOAL, depth="quick"))
+
+
+def test_crawl_delay_reaches_the_shared_politeness() -> None:
+    web = FakeWeb(results=["http://robots.test/public.html"])
+    _, _, frontier = run(web, ResearchRequest(GOAL, depth="glance"))
+    assert frontier.delays == {"http://robots.test/public.html": 2.0}

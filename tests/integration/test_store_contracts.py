@@ -1,0 +1,124 @@
+"""One contract for every GraphStore and for the source memory: the embedded stores always,
+the servers (Neo4j, Qdrant) whenever FATHOM_NEO4J__URI / FATHOM_QDRANT__URL name one."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from fathom_ray.adapters.neo4j_graph import Neo4jGraphStore
+from fathom_ray.adapters.qdrant_memory import QdrantSourceMemory
+from fathom_ray.adapters.sqlite_graph import SqliteGraphStore
+from fathom_ray.models import ChecklistItem, Event, EventType, Fact
+from fathom_ray.ports import GraphStore
+from fathom_ray.settings import Neo4jSettings, QdrantSettings, load_settings
+
+pytestmark = pytest.mark.integration
+GRAPH_BACKENDS = [
+    "sqlite",
+    pytest.param(
+        "neo4j",
+        marks=pytest.mark.skipif(not os.environ.get("FATHOM_NEO4J__URI"), reason="no Neo4j server named"),
+    ),
+]
+MEMORY_BACKENDS = [
+    "local",
+    pytest.param(
+        "server",
+        marks=pytest.mark.skipif(not os.environ.get("FATHOM_QDRANT__URL"), reason="no Qdrant server named"),
+    ),
+]
+
+
+@pytest.fixture(params=GRAPH_BACKENDS)
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphStore]:
+    opened: GraphStore = (
+        SqliteGraphStore(tmp_path / "graph.sqlite")
+        if request.param == "sqlite"
+        else Neo4jGraphStore(
+            load_settings().neo4j if os.environ.get("FATHOM_NEO4J__URI") else Neo4jSettings()
+        )
+    )
+    yield opened
+    opened.close()
+
+
+def test_session_state_round_trips(store: GraphStore) -> None:
+    sid = f"c-{uuid.uuid4().hex[:8]}"
+    store.save_session(sid, "a goal", "running", {"round": 1})
+    store.save_session(sid, "a goal", "complete", {"round": 2})
+    assert store.load_session(sid) == {"round": 2}
+    assert (sid, "a goal", "complete") in store.list_sessions()
+    assert store.load_session("no-such-session") is None
+
+
+def test_events_append_once_in_order(store: GraphStore) -> None:
+    sid = f"c-{uuid.uuid4().hex[:8]}"
+    events = [Event(sid, i, EventType.ROUND_END, {"round": i}) for i in (1, 2, 3)]
+    store.append_events(sid, events[:2])
+    store.append_events(sid, events[1:])  # a resumed session re-sends what it is unsure of
+    assert store.events(sid) == events
+    assert store.events(sid, after_seq=2) == events[2:]
+
+
+def test_frontier_and_fact_graph(store: GraphStore) -> None:
+    sid = f"c-{uuid.uuid4().hex[:8]}"
+    store.save_frontier(sid, {"url_pool": 50, "entries": []})
+    assert store.load_frontier(sid) == {"url_pool": 50, "entries": []}
+    url = f"http://www.sqlite.test/{sid}.html"
+    fact = Fact("F1", "WAL came in 3.7.0", "3.7.0 added WAL", url, ("Q1",), 0.9, "sqlite", (), ())
+    store.record_facts(sid, [ChecklistItem("Q1", "When did WAL come?", True)], [fact])
+    assert store.facts_of_page(url) == [fact]
+
+
+@pytest.fixture(params=MEMORY_BACKENDS)
+def memory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[QdrantSourceMemory]:
+    settings = (
+        load_settings().qdrant
+        if request.param == "server"
+        else QdrantSettings(collection=f"t{uuid.uuid4().hex[:8]}")
+    )
+    opened = QdrantSourceMemory(settings, tmp_path / "qdrant", dimension=3)
+    opened.start()
+    yield opened
+    opened.close()
+
+
+def test_domain_productivity_is_beta_smoothed(memory: QdrantSourceMemory) -> None:
+    assert memory.domain_qualities(["sqlite.test"]) == {"sqlite.test": 0.5}
+    memory.record_visit("http://www.sqlite.test/a.html", 1.0)  # counted under its domain, sqlite.test
+    memory.record_visit("http://sqlite.test/b.html", 1.0)
+    assert memory.domain_qualities(["sqlite.test"])["sqlite.test"] == pytest.approx(3 / 4)
+
+
+def test_suggestions_weigh_similarity_by_domain_quality(memory: QdrantSourceMemory) -> None:
+    memory.remember_page("http://good.test/p", "good page", [1.0, 0.0, 0.0], 2)
+    memory.remember_page("http://poor.test/p", "poor page", [0.9, 0.1, 0.0], 0)
+    memory.remember_page("http://off.test/p", "unrelated", [0.0, 0.0, 1.0], 1)
+    for _ in range(3):
+        memory.record_visit("http://good.test/x", 1.0)
+        memory.record_visit("http://poor.test/x", 0.0)
+    suggestions = memory.suggest([1.0, 0.0, 0.0], limit=5)
+    assert [s.url for s in suggestions] == [
+        "http://good.test/p",
+        "http://poor.test/p",
+    ]  # unrelated is left out
+    assert suggestions[0].score > suggestions[1].score
+    assert (
+        memory.suggest([1.0, 0.0, 0.0], limit=5, exclude=["http://good.test/p"])[0].url
+        == "http://poor.test/p"
+    )
+
+
+def test_local_memory_persists_across_owners(tmp_path: Path) -> None:
+    settings = QdrantSettings(collection="persist")
+    first = QdrantSourceMemory(settings, tmp_path / "q", dimension=3)
+    first.record_visit("http://a.test/", 1.0)
+    first.close()
+    second = QdrantSourceMemory(settings, tmp_path / "q", dimension=3)
+    assert second.domain_qualities(["a.test"])["a.test"] == pytest.approx(2 / 3)
+    second.close()
