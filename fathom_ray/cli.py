@@ -104,15 +104,21 @@ def research(  # noqa: PLR0917 (one parameter per command-line option)
         str, typer.Option(help="glance, quick, focused, standard, thorough, deep or exhaustive.")
     ] = "",
     seed: Annotated[list[str] | None, typer.Option(help="A URL to start from (repeatable).")] = None,
-    search: Annotated[str | None, typer.Option(help="ddgs, searxng or local [default: settings].")] = None,
+    search: Annotated[str | None, typer.Option(help="ddgs, searxng or local (default: from settings).")] = None,
     web: Annotated[
         str, typer.Option(help="internet, or offline to research the offline test web.")
     ] = "internet",
     out: Annotated[Path, typer.Option(help="Where to write report.md and result.json.")] = Path("fathom-out"),
     address: Annotated[
-        str | None, typer.Option(help="An existing Ray cluster [default: a local one].")
+        str | None, typer.Option(help="An existing Ray cluster (default: a local one).")
     ] = None,
     max_pages: Annotated[int | None, typer.Option(min=1, help="Fetch at most this many pages.")] = None,
+    time_budget: Annotated[
+        float | None, typer.Option(min=1, help="Start no round after this many seconds.")
+    ] = None,
+    token_budget: Annotated[
+        int | None, typer.Option(min=1, help="Start no round after this many LLM tokens.")
+    ] = None,
 ) -> None:
     """Research a goal and write a cited report (report.md) and every fact with its evidence (result.json)."""
     settings = _settings()
@@ -124,7 +130,12 @@ def research(  # noqa: PLR0917 (one parameter per command-line option)
     settings = settings.model_copy(update={"search": settings.search.model_copy(update=overrides)})
     try:
         request = ResearchRequest(
-            goal, depth or settings.research.default_depth, tuple(seed or ()), max_pages
+            goal,
+            depth or settings.research.default_depth,
+            tuple(seed or ()),
+            max_pages,
+            time_budget_s=time_budget,
+            token_budget=token_budget,
         )
     except FathomError as e:
         _fail(e)
@@ -188,7 +199,7 @@ def index(
         str | None, typer.Option(help="The URL a folder is served under (its files' URLs start with it).")
     ] = None,
     out: Annotated[
-        Path | None, typer.Option(help="Where to write the index [default: DATA_DIR/index.json].")
+        Path | None, typer.Option(help="Where to write the index (default: DATA_DIR/index.json).")
     ] = None,
     allow_host: Annotated[
         list[str] | None, typer.Option(help="A host on a private address that may be fetched (repeatable).")
@@ -222,7 +233,7 @@ def index(
 @app.command()
 def search(
     query: Annotated[str, typer.Argument(help="What to search for.")],
-    backend: Annotated[str | None, typer.Option(help="ddgs, searxng or local [default: settings].")] = None,
+    backend: Annotated[str | None, typer.Option(help="ddgs, searxng or local (default: from settings).")] = None,
     web: Annotated[
         str, typer.Option(help="internet, or offline to search the offline test web.")
     ] = "internet",

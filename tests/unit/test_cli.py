@@ -47,3 +47,18 @@ def test_doctor_says_the_cpu_model_is_plumbing_grade(monkeypatch: pytest.MonkeyP
     assert result.exit_code == 0
     assert "too small to judge pages well" in result.output
     assert "FATHOM_LLM__MODEL" in result.output
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["hey"], "goal"),
+        (["a proper research goal", "--depth", "bottomless"], "unknown preset"),
+        (["a proper research goal", "--seed", "ftp://x.example/"], "seeds"),
+        (["a proper research goal", "--web", "moon"], "--web"),
+    ],
+)
+def test_research_rejects_bad_input_before_starting_anything(arguments: list[str], message: str) -> None:
+    result = runner.invoke(app, ["research", *arguments])
+    assert result.exit_code == 2
+    assert message in result.output
