@@ -104,7 +104,9 @@ def research(  # noqa: PLR0917 (one parameter per command-line option)
         str, typer.Option(help="glance, quick, focused, standard, thorough, deep or exhaustive.")
     ] = "",
     seed: Annotated[list[str] | None, typer.Option(help="A URL to start from (repeatable).")] = None,
-    search: Annotated[str | None, typer.Option(help="ddgs, searxng or local (default: from settings).")] = None,
+    search: Annotated[
+        str | None, typer.Option(help="ddgs, searxng or local (default: from settings).")
+    ] = None,
     web: Annotated[
         str, typer.Option(help="internet, or offline to research the offline test web.")
     ] = "internet",
@@ -233,7 +235,9 @@ def index(
 @app.command()
 def search(
     query: Annotated[str, typer.Argument(help="What to search for.")],
-    backend: Annotated[str | None, typer.Option(help="ddgs, searxng or local (default: from settings).")] = None,
+    backend: Annotated[
+        str | None, typer.Option(help="ddgs, searxng or local (default: from settings).")
+    ] = None,
     web: Annotated[
         str, typer.Option(help="internet, or offline to search the offline test web.")
     ] = "internet",
