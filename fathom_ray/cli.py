@@ -23,7 +23,7 @@ from fathom_ray.errors import FathomError, InvalidRequestError
 from fathom_ray.models import ResearchRequest
 from fathom_ray.network import NetworkMap
 from fathom_ray.presets import PRESETS
-from fathom_ray.research_command import run_research
+from fathom_ray.ray_commands import run_research, serve_forever
 from fathom_ray.results import write_results
 from fathom_ray.settings import Settings, load_settings
 from fathom_ray.testweb.server import TestWeb
@@ -156,6 +156,31 @@ def research(  # noqa: PLR0917 (one parameter per command-line option)
     console.print(f"wrote {report} and {result}")
     if document["status"] != "complete":
         raise typer.Exit(code=1)
+
+
+@app.command("serve")
+def serve_api(
+    web: Annotated[
+        str, typer.Option(help="internet, or offline to research the offline test web.")
+    ] = "internet",
+    address: Annotated[
+        str | None, typer.Option(help="An existing Ray cluster (default: a local one).")
+    ] = None,
+    port: Annotated[int | None, typer.Option(help="HTTP port (default: FATHOM_API__PORT, 8000).")] = None,
+) -> None:
+    """Serve the HTTP API (SSE event streams) on Ray Serve until Ctrl-C."""
+    settings = _settings()
+    if port is not None:
+        settings = settings.model_copy(update={"api": settings.api.model_copy(update={"port": port})})
+    if web == "offline":
+        search = {"backend": "searxng", "searxng_url": "http://search.test"}
+        settings = settings.model_copy(update={"search": settings.search.model_copy(update=search)})
+    with contextlib.ExitStack() as stack:
+        network = _network(stack, settings, web)
+        try:
+            serve_forever(settings, network, address, console)
+        except FathomError as e:
+            _fail(e)
 
 
 def _settings() -> Settings:

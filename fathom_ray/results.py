@@ -51,6 +51,42 @@ def result_document(state: SessionState, wall_s: float) -> dict[str, Any]:
     }
 
 
+def status_document(state: SessionState) -> dict[str, Any]:
+    """``GET /research/{id}``: the original service's fields, then ours (evidence, report, usage)."""
+    quality = {p.url: p.quality for p in state.pages}
+    return {
+        "id": state.session_id,
+        "status": state.status,
+        "goal": state.request.goal,
+        "depth": state.request.depth,
+        "pages_scraped": state.pages_fetched,
+        "facts": [
+            {
+                "id": f.id,
+                "claim": f.claim,
+                "confidence": f.confidence,
+                "source_quality": quality.get(f.source_url, 0.0),
+                "source_url": f.source_url,
+                "topic": f.topic,
+                "evidence": f.evidence,
+                "checklist_ids": list(f.checklist_ids),
+            }
+            for f in state.ledger.facts
+        ],
+        "checklist": [
+            {"id": i.id, "question": i.question, "satisfied": i.satisfied} for i in state.checklist
+        ],
+        "stop_reason": state.stop_reason,
+        "report": state.report_markdown,
+        "usage": {
+            "llm_calls": state.usage.calls,
+            "tokens_in": state.usage.prompt_tokens,
+            "tokens_out": state.usage.completion_tokens,
+            "cost_usd": state.usage.cost_usd,
+        },
+    }
+
+
 def write_results(out: Path, document: dict[str, Any]) -> tuple[Path, Path]:
     out.mkdir(parents=True, exist_ok=True)
     result, report = out / "result.json", out / "report.md"

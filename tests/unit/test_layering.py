@@ -15,7 +15,7 @@ OUTER = ("actors", "serve")
 SHELLS = (
     "cli.py",
     "web_commands.py",
-    "research_command.py",
+    "ray_commands.py",
 )  # outer shells that live in the package for the console script
 
 

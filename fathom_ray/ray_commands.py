@@ -1,6 +1,6 @@
-"""What `fathom research` does between parsing its options and writing its files.
+"""What `fathom research` and `fathom serve` do once their options are parsed.
 
-An outer shell like ``cli.py``: it starts Ray and the actors, so the core never imports it.
+An outer shell like ``cli.py``: it starts Ray, the actors and Serve, so the core never imports it.
 """
 
 from __future__ import annotations
@@ -20,6 +20,47 @@ from fathom_ray.network import NetworkMap
 from fathom_ray.results import result_document
 from fathom_ray.session_state import SessionState
 from fathom_ray.settings import Settings
+
+
+def _start_ray(address: str | None) -> None:
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    import ray  # noqa: PLC0415 (Ray starts only for the commands that need it)
+
+    if address:
+        ray.init(address=address, log_to_driver=False)
+    else:
+        ray.init(num_cpus=os.cpu_count() or 2, include_dashboard=False, log_to_driver=False)
+
+
+def _with_network_hosts(settings: Settings, network: NetworkMap) -> Settings:
+    fetch = settings.fetch.model_copy(
+        update={"allow_hosts": (*settings.fetch.allow_hosts, *network.allowed_hosts)}
+    )
+    return settings.model_copy(update={"fetch": fetch})
+
+
+def serve_forever(settings: Settings, network: NetworkMap, address: str | None, console: Console) -> None:
+    """Start the engine and the HTTP API, and serve until interrupted."""
+    _start_ray(address)
+    import ray  # noqa: PLC0415
+
+    from actors.engine import start_engine  # noqa: PLC0415
+    from serve.deployment import run_api, shutdown  # noqa: PLC0415
+
+    try:
+        console.print("starting the browser pool, the judge's engine, the embedder and the stores ...")
+        engine = start_engine(_with_network_hosts(settings, network), network)
+        run_api(engine)
+        api = settings.api
+        console.print(f"serving the API on http://{api.host}:{api.port} (OpenAPI at /docs); Ctrl-C stops")
+        while True:
+            time.sleep(3600)
+    except KeyboardInterrupt:
+        console.print("stopping")
+    finally:
+        shutdown()
+        ray.shutdown()
 
 
 def run_research(

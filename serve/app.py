@@ -1,0 +1,147 @@
+"""The HTTP API as a FastAPI app, built around any ``SessionManager`` (testable without Ray).
+
+A superset of the original Fathom service's API: POST /research, GET
+/research/{id}/stream (SSE, resumable with Last-Event-ID), GET /research/{id},
+plus DELETE /research/{id}, GET /research, GET /health and OpenAPI at /docs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+import time
+from collections.abc import AsyncIterator
+from typing import Annotated, Any, Literal
+
+from fastapi import Depends, FastAPI, Header, HTTPException, Request
+from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from pydantic import AnyHttpUrl, BaseModel, ConfigDict, Field
+
+from fathom_ray.errors import FathomError, SessionNotFoundError
+from fathom_ray.models import GOAL_MAX_CHARS, GOAL_MIN_CHARS, MAX_SEEDS, ResearchRequest
+from fathom_ray.presets import DEFAULT_DEPTH
+from fathom_ray.results import status_document
+from fathom_ray.session_state import SessionState
+from fathom_ray.settings import ApiSettings
+from serve.sessions import SessionBusyError, SessionManager
+from serve.sse import HEARTBEAT, encode
+
+logger = logging.getLogger(__name__)
+Depth = Literal["glance", "quick", "focused", "standard", "thorough", "deep", "exhaustive"]
+BEARER = HTTPBearer(auto_error=False)  # module level: FastAPI resolves annotations from here
+STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"}
+
+
+class ResearchBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    goal: str = Field(min_length=GOAL_MIN_CHARS, max_length=GOAL_MAX_CHARS)
+    depth: Depth = DEFAULT_DEPTH  # type: ignore[assignment]
+    seeds: list[AnyHttpUrl] = Field(default_factory=list, max_length=MAX_SEEDS)
+    max_pages: int | None = Field(default=None, ge=1)
+    n: int | None = Field(default=None, ge=1)
+    keep_running: bool = Field(
+        default=False, description="keep the session when a streaming client disconnects"
+    )
+
+
+class Started(BaseModel):
+    id: str
+    status: str
+
+
+def build_app(manager: SessionManager, settings: ApiSettings, poll_s: float = 0.2) -> FastAPI:
+    app = FastAPI(title="fathom-ray", description="Autonomous web research; every claim cites its page.")
+
+    async def authorised(
+        credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)],
+    ) -> None:
+        if settings.token is None:
+            return
+        given = credentials.credentials if credentials else ""
+        if not secrets.compare_digest(given, settings.token.get_secret_value()):
+            raise HTTPException(
+                401, "a valid bearer token is required", headers={"WWW-Authenticate": "Bearer"}
+            )
+
+    guarded = [Depends(authorised)]
+
+    @app.exception_handler(SessionBusyError)
+    async def busy(_: Request, error: SessionBusyError) -> JSONResponse:
+        return JSONResponse({"detail": str(error)}, 429, headers={"Retry-After": str(error.retry_after_s)})
+
+    @app.exception_handler(SessionNotFoundError)
+    async def missing(_: Request, error: SessionNotFoundError) -> JSONResponse:
+        return JSONResponse({"detail": str(error)}, 404)
+
+    @app.get("/health")
+    async def health() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.post("/research", dependencies=guarded, response_model=None)
+    async def start(body: ResearchBody, accept: Annotated[str, Header()] = "") -> Started | StreamingResponse:
+        try:
+            request = ResearchRequest(
+                body.goal, body.depth, tuple(str(s) for s in body.seeds), body.max_pages, body.n
+            )
+        except FathomError as e:
+            raise HTTPException(422, str(e)) from e
+        session_id = await manager.start(request)
+        if "text/event-stream" in accept:
+            stream = _events(
+                manager, session_id, 0, settings.heartbeat_s, poll_s, cancel=not body.keep_running
+            )
+            return StreamingResponse(stream, media_type="text/event-stream", headers=STREAM_HEADERS)
+        return Started(id=session_id, status="running")
+
+    @app.get("/research/{session_id}/stream", dependencies=guarded)
+    async def stream(
+        session_id: str, last_event_id: Annotated[str | None, Header()] = None
+    ) -> StreamingResponse:
+        after = int(last_event_id) if last_event_id and last_event_id.isdigit() else 0
+        await manager.events(session_id, after)  # 404 before the stream starts
+        events = _events(manager, session_id, after, settings.heartbeat_s, poll_s, cancel=False)
+        return StreamingResponse(events, media_type="text/event-stream", headers=STREAM_HEADERS)
+
+    @app.get("/research/{session_id}", dependencies=guarded)
+    async def result(session_id: str) -> dict[str, Any]:
+        return status_document(SessionState.from_json(await manager.result(session_id)))
+
+    @app.delete("/research/{session_id}", dependencies=guarded)
+    async def cancel(session_id: str) -> Started:
+        await manager.cancel(session_id)
+        return Started(id=session_id, status="cancelled")
+
+    @app.get("/research", dependencies=guarded)
+    async def sessions() -> list[dict[str, str]]:
+        return await manager.list()
+
+    return app
+
+
+async def _events(
+    manager: SessionManager, session_id: str, after: int, heartbeat_s: float, poll_s: float, *, cancel: bool
+) -> AsyncIterator[bytes]:
+    """The session's events as SSE until ``complete`` or ``error``; heartbeats while quiet."""
+    finished = False
+    last_sent = time.monotonic()
+    try:
+        while not finished:
+            events = await manager.events(session_id, after)
+            for event in events:
+                yield encode(event)
+                after = event.seq
+                finished = finished or event.type.is_terminal
+            if events:
+                last_sent = time.monotonic()
+            elif time.monotonic() - last_sent >= heartbeat_s:
+                yield HEARTBEAT
+                last_sent = time.monotonic()
+            if not finished:
+                await asyncio.sleep(poll_s)
+    finally:
+        if cancel and not finished:
+            logger.info("stream of %s closed early: cancelling the session", session_id)
+            await asyncio.shield(manager.cancel(session_id))

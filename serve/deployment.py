@@ -1,0 +1,43 @@
+"""The Ray Serve deployment: the one module that imports ray.serve.
+
+The app is built on each replica from the engine it is bound to (the shared
+actors' handles), so the same code serves a laptop and a cluster.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ray import serve
+from ray.serve import Application
+
+from actors.engine import Engine
+from serve.app import build_app
+from serve.ray_sessions import RaySessionManager
+
+
+@serve.ingress()
+class FathomApi:
+    def __init__(self, engine: Engine) -> None:
+        self._engine = engine
+
+    def __serve_build_asgi_app__(self) -> Any:
+        settings = self._engine.settings
+        return build_app(RaySessionManager(self._engine, settings.api.max_sessions), settings.api)
+
+
+def api_application(engine: Engine) -> Application:
+    """One replica: admission control counts sessions per replica, so the cap holds."""
+    deployment = serve.deployment(name="fathom", ray_actor_options={"num_cpus": 0}, max_ongoing_requests=256)
+    return deployment(FathomApi).bind(engine)
+
+
+def run_api(engine: Engine) -> None:
+    """Start Serve's HTTP proxy on the configured host and port and deploy the API (non-blocking)."""
+    api = engine.settings.api
+    serve.start(http_options={"host": api.host, "port": api.port})
+    serve.run(api_application(engine), name="fathom", route_prefix="/", blocking=False)
+
+
+def shutdown() -> None:
+    serve.shutdown()  # type: ignore[no-untyped-call]

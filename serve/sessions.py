@@ -1,0 +1,39 @@
+"""What the HTTP API needs from the engine: start, read, cancel and list sessions.
+
+The app builder takes any ``SessionManager``; ``serve/ray_sessions.py`` is the
+one over Ray actors, tests use an in-process one.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+from fathom_ray.errors import FathomError
+from fathom_ray.models import Event, ResearchRequest
+
+
+class SessionBusyError(FathomError):
+    """The cap on concurrent sessions is reached; try again after ``retry_after_s``."""
+
+    def __init__(self, running: int, retry_after_s: int = 30) -> None:
+        super().__init__(f"{running} sessions are running, the most allowed")
+        self.running = running
+        self.retry_after_s = retry_after_s
+
+
+class SessionManager(Protocol):
+    async def start(self, request: ResearchRequest) -> str:
+        """A new session's id; ``SessionBusyError`` over the cap."""
+        ...
+
+    async def events(self, session_id: str, after_seq: int) -> list[Event]:
+        """Events after ``after_seq``; ``SessionNotFoundError`` for an unknown id."""
+        ...
+
+    async def result(self, session_id: str) -> dict[str, Any]:
+        """The session's state as JSON (see ``SessionState.to_json``)."""
+        ...
+
+    async def cancel(self, session_id: str) -> bool: ...
+
+    async def list(self) -> list[dict[str, str]]: ...

@@ -1,0 +1,248 @@
+"""The HTTP API over real HTTP (uvicorn), with an in-process session manager (no Ray here)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+
+from fathom_ray.errors import SessionNotFoundError
+from fathom_ray.ledger import FactLedger
+from fathom_ray.models import Event, EventType, Fact, ResearchRequest
+from fathom_ray.session_events import EventLog
+from fathom_ray.session_state import SessionState
+from fathom_ray.settings import ApiSettings
+from serve.app import build_app
+from serve.sessions import SessionBusyError
+
+pytestmark = pytest.mark.integration
+SCRIPT = [
+    (EventType.DECOMPOSE, {"questions": ["Which version?"]}),
+    (EventType.SEARCHING, {"queries": ["walrus operator"]}),
+    (EventType.FETCHING, {"count": 1, "urls": ["http://docs.python.test/3.11/whatsnew/3.8.html"]}),
+    (
+        EventType.ANALYZED,
+        {
+            "url": "http://docs.python.test/3.11/whatsnew/3.8.html",
+            "title": "3.8",
+            "fact_count": 1,
+            "facts": [],
+        },
+    ),
+    (EventType.ROUND_END, {"round": 1, "round_facts": 1, "total_facts": 1, "total_pages": 1}),
+    (EventType.COMPOSING, {"facts": 1}),
+    (EventType.COMPLETE, {"facts": 1, "pages": 1}),
+]
+
+
+class FakeSessions:
+    """Sessions that emit a scripted event every ``step_s`` seconds."""
+
+    def __init__(self, max_sessions: int = 2, step_s: float = 0.15) -> None:
+        self.max_sessions = max_sessions
+        self.step_s = step_s
+        self.logs: dict[str, EventLog] = {}
+        self.states: dict[str, SessionState] = {}
+        self.cancelled: set[str] = set()
+        self.tasks: dict[str, asyncio.Task[None]] = {}
+
+    def running(self) -> int:
+        return sum(not t.done() for t in self.tasks.values())
+
+    async def start(self, request: ResearchRequest) -> str:
+        if self.running() >= self.max_sessions:
+            raise SessionBusyError(self.running(), retry_after_s=7)
+        session_id = f"s{len(self.logs) + 1}"
+        self.logs[session_id] = EventLog(session_id)
+        fact = Fact(
+            "F1",
+            "Python 3.8 added :=",
+            "Assignment expressions",
+            "http://docs.python.test/3.11/whatsnew/3.8.html",
+        )
+        self.states[session_id] = SessionState(session_id, request, ledger=FactLedger([fact]))
+        self.tasks[session_id] = asyncio.create_task(self._play(session_id))
+        return session_id
+
+    async def _play(self, session_id: str) -> None:
+        for kind, data in SCRIPT:
+            await asyncio.sleep(self.step_s)
+            if session_id in self.cancelled:
+                self.logs[session_id].emit(EventType.COMPLETE, {"facts": 0, "pages": 0})
+                self.states[session_id].status = "cancelled"
+                return
+            self.logs[session_id].emit(kind, data)
+        self.states[session_id].status = "complete"
+
+    async def events(self, session_id: str, after_seq: int) -> list[Event]:
+        if session_id not in self.logs:
+            raise SessionNotFoundError(session_id)
+        return self.logs[session_id].since(after_seq)
+
+    async def result(self, session_id: str) -> dict[str, Any]:
+        if session_id not in self.states:
+            raise SessionNotFoundError(session_id)
+        return self.states[session_id].to_json()
+
+    async def cancel(self, session_id: str) -> bool:
+        await self.result(session_id)
+        self.cancelled.add(session_id)
+        return True
+
+    async def list(self) -> list[dict[str, str]]:
+        return [{"id": i, "goal": s.request.goal, "status": s.status} for i, s in self.states.items()]
+
+
+class Server:
+    def __init__(self, sessions: FakeSessions, settings: ApiSettings) -> None:
+        self.sessions = sessions
+        config = uvicorn.Config(
+            build_app(sessions, settings, poll_s=0.05), host="127.0.0.1", port=0, log_level="error"
+        )
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.thread.start()
+        while not self.server.started:
+            time.sleep(0.02)
+        self.url = f"http://127.0.0.1:{self.server.servers[0].sockets[0].getsockname()[1]}"
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout=10)
+
+
+@pytest.fixture
+def api() -> Iterator[Server]:
+    server = Server(FakeSessions(), ApiSettings(heartbeat_s=0.3))
+    yield server
+    server.stop()
+
+
+def read_stream(response: httpx.Response, limit: int = 100) -> list[tuple[str, int, dict[str, Any], float]]:
+    """(event type, id, data, arrival time) for every message until the stream ends."""
+    events = []
+    fields: dict[str, str] = {}
+    for line in response.iter_lines():
+        if line.startswith(":"):
+            continue
+        if not line:
+            if fields:
+                events.append(
+                    (fields["event"], int(fields["id"]), json.loads(fields["data"]), time.monotonic())
+                )
+                fields = {}
+                if len(events) >= limit:
+                    break
+            continue
+        key, _, value = line.partition(": ")
+        fields[key] = value
+    return events
+
+
+GOAL = {"goal": "Which Python version introduced assignment expressions?", "depth": "glance"}
+
+
+def test_a_client_of_the_original_service_works_unchanged(api: Server) -> None:
+    with httpx.Client(base_url=api.url, timeout=10) as client:
+        started = client.post("/research", json=GOAL).json()
+        assert set(started) == {"id", "status"}
+        with client.stream("GET", f"/research/{started['id']}/stream") as stream:
+            assert stream.headers["content-type"].startswith("text/event-stream")
+            assert stream.headers["cache-control"] == "no-cache"
+            events = read_stream(stream)
+        assert [e[0] for e in events] == [kind.value for kind, _ in SCRIPT]
+        assert events[-1][2] == {"facts": 1, "pages": 1}
+        result = client.get(f"/research/{started['id']}").json()
+    assert {"id", "status", "goal", "pages_scraped", "facts", "checklist"} <= set(result)
+    assert set(result["facts"][0]) >= {"claim", "confidence", "source_quality", "source_url", "topic"}
+
+
+def test_post_can_answer_the_stream_itself_as_events_happen(api: Server) -> None:
+    with httpx.Client(base_url=api.url, timeout=10) as client:
+        sent = time.monotonic()
+        with client.stream("POST", "/research", json=GOAL, headers={"Accept": "text/event-stream"}) as stream:
+            events = read_stream(stream)
+    assert events[0][3] - sent < 2.0
+    assert events[-1][3] - events[0][3] > 0.5  # spread over the session, not flushed at the end
+    assert events[-1][0] == "complete"
+
+
+def test_last_event_id_resumes_with_nothing_missed(api: Server) -> None:
+    with httpx.Client(base_url=api.url, timeout=10) as client:
+        session_id = client.post("/research", json=GOAL).json()["id"]
+        with client.stream("GET", f"/research/{session_id}/stream") as stream:
+            first = read_stream(stream, limit=3)
+        with client.stream(
+            "GET", f"/research/{session_id}/stream", headers={"Last-Event-ID": str(first[-1][1])}
+        ) as stream:
+            rest = read_stream(stream)
+    assert [e[1] for e in first + rest] == list(range(1, len(SCRIPT) + 1))
+
+
+def test_a_third_concurrent_session_gets_429(api: Server) -> None:
+    with httpx.Client(base_url=api.url, timeout=10) as client:
+        assert client.post("/research", json=GOAL).status_code == 200
+        assert client.post("/research", json=GOAL).status_code == 200
+        busy = client.post("/research", json=GOAL)
+    assert busy.status_code == 429
+    assert busy.headers["retry-after"] == "7"
+
+
+def test_delete_and_disconnect_cancel(api: Server) -> None:
+    with httpx.Client(base_url=api.url, timeout=10) as client:
+        session_id = client.post("/research", json=GOAL).json()["id"]
+        assert client.delete(f"/research/{session_id}").json() == {"id": session_id, "status": "cancelled"}
+        with client.stream("POST", "/research", json=GOAL, headers={"Accept": "text/event-stream"}) as stream:
+            read_stream(stream, limit=1)  # then hang up
+        time.sleep(0.5)
+        kept = {**GOAL, "keep_running": True}
+        with client.stream("POST", "/research", json=kept, headers={"Accept": "text/event-stream"}) as stream:
+            read_stream(stream, limit=1)
+        time.sleep(0.5)
+    assert api.sessions.cancelled == {"s1", "s2"}
+
+
+def test_bearer_token_guards_everything_but_health() -> None:
+    server = Server(FakeSessions(), ApiSettings(token="s3cret"))  # type: ignore[arg-type]
+    try:
+        with httpx.Client(base_url=server.url, timeout=10) as client:
+            assert client.get("/health").status_code == 200
+            assert client.get("/research").status_code == 401
+            assert client.post("/research", json=GOAL).status_code == 401
+            authorised = {"Authorization": "Bearer s3cret"}
+            assert client.get("/research", headers=authorised).status_code == 200
+            assert client.get("/research", headers={"Authorization": "Bearer wrong"}).status_code == 401
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"goal": "hey"}, "goal"),
+        ({"goal": "x" * 2001}, "goal"),
+        ({"goal": "a valid goal", "depth": "bottomless"}, "depth"),
+        ({"goal": "a valid goal", "seeds": ["ftp://x.example/"]}, "seeds"),
+        ({"goal": "a valid goal", "seeds": [f"http://a{i}.example/" for i in range(21)]}, "seeds"),
+        ({"goal": "a valid goal", "max_pages": 0}, "max_pages"),
+    ],
+)
+def test_invalid_input_is_422_naming_the_field(api: Server, body: dict[str, Any], field: str) -> None:
+    response = httpx.post(f"{api.url}/research", json=body, timeout=10)
+    assert response.status_code == 422
+    assert any(field in error["loc"] for error in response.json()["detail"])
+
+
+def test_unknown_sessions_are_404(api: Server) -> None:
+    with httpx.Client(base_url=api.url, timeout=10) as client:
+        assert client.get("/research/nope").status_code == 404
+        assert client.get("/research/nope/stream").status_code == 404
+        assert client.delete("/research/nope").status_code == 404
+        assert "/research" in client.get("/openapi.json").json()["paths"]
