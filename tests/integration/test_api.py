@@ -12,10 +12,11 @@ from typing import Any
 import httpx
 import pytest
 import uvicorn
+from pydantic import SecretStr
 
 from fathom_ray.errors import SessionNotFoundError
 from fathom_ray.ledger import FactLedger
-from fathom_ray.models import Event, EventType, Fact, ResearchRequest
+from fathom_ray.models import Event, EventType, Fact, JsonValue, ResearchRequest
 from fathom_ray.session_events import EventLog
 from fathom_ray.session_state import SessionState
 from fathom_ray.settings import ApiSettings
@@ -23,7 +24,7 @@ from serve.app import build_app
 from serve.sessions import SessionBusyError
 
 pytestmark = pytest.mark.integration
-SCRIPT = [
+SCRIPT: list[tuple[EventType, dict[str, JsonValue]]] = [
     (EventType.DECOMPOSE, {"questions": ["Which version?"]}),
     (EventType.SEARCHING, {"queries": ["walrus operator"]}),
     (EventType.FETCHING, {"count": 1, "urls": ["http://docs.python.test/3.11/whatsnew/3.8.html"]}),
@@ -210,7 +211,7 @@ def test_delete_and_disconnect_cancel(api: Server) -> None:
 
 
 def test_bearer_token_guards_everything_but_health() -> None:
-    server = Server(FakeSessions(), ApiSettings(token="s3cret"))  # type: ignore[arg-type]
+    server = Server(FakeSessions(), ApiSettings(token=SecretStr("s3cret")))
     try:
         with httpx.Client(base_url=server.url, timeout=10) as client:
             assert client.get("/health").status_code == 200
