@@ -1,0 +1,80 @@
+"""The API through Ray Serve on local Ray and the offline web, with the scripted judge."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import socket
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+import ray
+
+from actors.engine import Engine
+from serve.deployment import run_api, shutdown
+
+pytestmark = [pytest.mark.e2e]
+GOAL = {"goal": "Which Python version introduced assignment expressions?", "depth": "glance"}
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.fixture(scope="module")
+def api_url(scripted_engine: tuple[Engine, Any]) -> Iterator[str]:
+    engine, judge = scripted_engine
+    ray.get(judge.configure.remote(satisfy=False))
+    port = free_port()
+    settings = engine.settings.model_copy(
+        update={"api": engine.settings.api.model_copy(update={"port": port})}
+    )
+    run_api(dataclasses.replace(engine, settings=settings))
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                break
+        except httpx.HTTPError:
+            time.sleep(0.5)
+    yield url
+    shutdown()
+
+
+def sse(response: httpx.Response) -> list[tuple[str, dict[str, Any], float]]:
+    events: list[tuple[str, dict[str, Any], float]] = []
+    fields: dict[str, str] = {}
+    for line in response.iter_lines():
+        if line.startswith(":"):
+            continue
+        if not line and fields:
+            events.append((fields["event"], json.loads(fields["data"]), time.monotonic()))
+            fields = {}
+        elif line:
+            key, _, value = line.partition(": ")
+            fields[key] = value
+    return events
+
+
+def test_a_session_streams_through_serve(api_url: str) -> None:
+    with httpx.Client(base_url=api_url, timeout=120) as client:
+        sent = time.monotonic()
+        with client.stream("POST", "/research", json=GOAL, headers={"Accept": "text/event-stream"}) as stream:
+            assert stream.status_code == 200
+            events = sse(stream)
+        kinds = [e[0] for e in events]
+        assert kinds[0] == "decompose"
+        assert kinds[-1] == "complete"
+        assert events[0][2] - sent < 2.0
+        assert events[-1][2] - events[0][2] > 0.5
+        listed = client.get("/research").json()
+        session_id = listed[0]["id"]
+        result = client.get(f"/research/{session_id}").json()
+    assert result["status"] == "complete"
+    assert {"id", "status", "goal", "pages_scraped", "facts", "checklist", "report", "usage"} <= set(result)
