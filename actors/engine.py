@@ -31,11 +31,23 @@ class Engine:
     handles: Handles
 
 
-def start_engine(settings: Settings, network: NetworkMap, gpu: bool = False, judge: Any = None) -> Engine:
+def wants_gpu(settings: Settings) -> bool:
+    """Where the Judge and Embedder go: FATHOM_LLM__DEVICE, or a GPU if the cluster has one now."""
+    if settings.llm.device != "auto":
+        return settings.llm.device == "cuda"
+    gpus = ray.cluster_resources().get("GPU", 0)  # type: ignore[no-untyped-call]
+    return settings.llm.backend == "vllm" and gpus > 0
+
+
+def start_engine(
+    settings: Settings, network: NetworkMap, gpu: bool | None = None, judge: Any = None
+) -> Engine:
     """Create and start every shared actor; a part that cannot start is a ``FathomError`` naming it.
 
     ``judge`` replaces the Judge actor with another handle of the same methods (tests pass a scripted one).
     """
+    if gpu is None:
+        gpu = wants_gpu(settings)
     handles = Handles(
         browser=browser_pool_actor().remote(settings.browser, settings.fetch, network),
         extractor=extractor_pool_actor().remote(timeout_s=30.0),

@@ -75,6 +75,7 @@ class Price(Section):
 
 class LLMSettings(Section):
     backend: Literal["vllm", "openai"] = "vllm"
+    device: Literal["auto", "cpu", "cuda"] = "auto"  # auto: CUDA when the cluster has a GPU now
     model: str | None = None
     base_url: str | None = None
     api_key: SecretStr | None = None
