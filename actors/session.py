@@ -164,10 +164,11 @@ class SessionService:
             raise
         return state.to_json()
 
-    def events_since(self, seq: int) -> list[Event]:
+    async def events_since(self, seq: int) -> list[Event]:
         return self._events.since(seq)
 
-    def cancel(self) -> None:
+    async def cancel(self) -> None:
+        """Stop the session now (on the actor's event loop, where its work runs)."""
         if self._loop is not None:
             self._loop.cancel()
 

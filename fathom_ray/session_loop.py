@@ -14,9 +14,9 @@ import asyncio
 import hashlib
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Coroutine, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
@@ -44,6 +44,7 @@ from fathom_ray.settings import ResearchSettings
 from fathom_ray.urls import domain_of
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class JudgeCalls(Protocol):
@@ -133,11 +134,15 @@ class ResearchSession:
         self._topic_vectors: list[list[float]] = []
         self._search_error: SearchError | None = None
         self._delays_known: set[str] = set()
+        self._work: asyncio.Future[Any] | None = None
         digest = hashlib.sha1(state.session_id.encode(), usedforsecurity=False).hexdigest()
         self._seed = settings.seed if settings.seed is not None else int(digest[:8], 16)
 
     def cancel(self) -> None:
+        """Stop now: the work in flight is abandoned (its pages released) and the findings so far composed."""
         self._cancelled = True
+        if self._work is not None:
+            self._work.cancel()
 
     @property
     def _goal(self) -> str:
@@ -150,22 +155,42 @@ class ResearchSession:
         if self.state.status != "running":
             return self.state
         if not self.state.decomposed:
-            await self._set_up()
-            await self._checkpoint()
-        while (reason := self._stop_reason()) is None:
-            self.state.round += 1
-            done = await self._round()
-            await self._checkpoint()
-            if not done:
-                self.state.stop_reason = "frontier exhausted"
+            if await self._cancellable(self._set_up()):
+                await self._checkpoint()
+            else:
+                self.state.stop_reason = "cancelled"
+        while not self.state.stop_reason:
+            if reason := self._stop_reason():
+                self.state.stop_reason = reason
                 break
-        else:
-            self.state.stop_reason = reason
+            self.state.round += 1
+            done = await self._cancellable(self._round())
+            await self._checkpoint()
+            if done is None:
+                self.state.stop_reason = "cancelled"
+            elif not done:
+                self.state.stop_reason = "frontier exhausted"
         await self._compose()
         return self.state
 
+    async def _cancellable(self, work: Coroutine[Any, Any, T]) -> T | None:
+        """Run one stage; None when ``cancel`` stopped it (a cancellation from outside still propagates)."""
+        if self._cancelled:
+            work.close()
+            return None
+        task: asyncio.Future[T] = asyncio.ensure_future(work)
+        self._work = task
+        try:
+            return await task
+        except asyncio.CancelledError:
+            if self._cancelled:
+                return None
+            raise
+        finally:
+            self._work = None
+
     # -- set-up -------------------------------------------------------------------------------------
-    async def _set_up(self) -> None:
+    async def _set_up(self) -> bool:
         judged = self._account(await self._s.judge.decompose(self._goal, self._preset.checklist_size))
         questions = judged.answer.questions if judged.answer else [self._goal]
         unique = list(dict.fromkeys(q.strip() for q in questions if q.strip()))[: self._preset.checklist_size]
@@ -178,6 +203,7 @@ class ResearchSession:
         if self._search_error is not None and not await self._s.frontier.pending(self.state.session_id):
             raise SessionError(self.state.session_id, f"nothing to research: {self._search_error}")
         self.state.decomposed = True
+        return True
 
     async def _search(self, queries: Sequence[str]) -> int:
         fresh = [q for q in dict.fromkeys(queries) if q not in self.state.queries_done]

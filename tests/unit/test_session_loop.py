@@ -205,3 +205,48 @@ def test_crawl_delay_reaches_the_shared_politeness() -> None:
     web = FakeWeb(results=["http://robots.test/public.html"])
     _, _, frontier = run(web, ResearchRequest(GOAL, depth="glance"))
     assert frontier.delays == {"http://robots.test/public.html": 2.0}
+
+
+class SlowWeb(FakeWeb):
+    async def fetch(self, url: str) -> FetchResult:
+        await asyncio.sleep(30)
+        return await super().fetch(url)
+
+
+def test_cancel_stops_the_work_in_flight_and_composes_what_there_is() -> None:
+    web = SlowWeb(results=[page_url("a"), page_url("b")])
+    frontier, store = FakeFrontier(), FakeStore()
+
+    class Memory:
+        domain_qualities = web.domain_qualities
+        suggest = web.suggest
+        record_page = web.record_page
+        checkpoint = store.checkpoint
+
+    services = Services(
+        judge=cast(Any, ScriptedJudge()),
+        browser=web,
+        extractor=web,
+        embedder=web,
+        memory=Memory(),
+        frontier=frontier,
+        search=web,
+    )
+    loop = ResearchSession(
+        SessionState("s1", ResearchRequest(GOAL, depth="quick")),
+        EventLog("s1"),
+        services,
+        get_preset("quick"),
+        ResearchSettings(seed=3),
+    )
+
+    async def run() -> SessionState:
+        task = asyncio.create_task(loop.run())
+        await asyncio.sleep(0.5)  # the first batch is fetching (slowly)
+        loop.cancel()
+        return await asyncio.wait_for(task, timeout=5)
+
+    state = asyncio.run(run())
+    assert state.status == "cancelled"
+    assert state.stop_reason == "cancelled"
+    assert loop.events.events[-1].type is EventType.COMPLETE
