@@ -1,0 +1,63 @@
+"""Batch research as a Ray job:
+
+    ray job submit --working-dir . -- python scripts/batch_research.py QUESTIONS.jsonl --out RESULTS.jsonl
+
+Runs one session per question, concurrently up to FATHOM_API__MAX_SESSIONS (or --concurrency), skips ids
+already in the output (so a stopped job resumes), prints progress to the job log, and writes one line per
+question with the fields of `fathom research`'s result.json plus its id.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+
+import ray
+
+from actors.batch import read_questions, run_batch
+from actors.engine import start_engine
+from fathom_ray.network import NetworkMap
+from fathom_ray.settings import load_settings
+from fathom_ray.testweb.server import TestWeb
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("questions", type=Path)
+    parser.add_argument("--out", type=Path, required=True)
+    parser.add_argument("--depth", default="quick")
+    parser.add_argument("--web", choices=("internet", "offline"), default="internet")
+    parser.add_argument("--concurrency", type=int, default=None)
+    args = parser.parse_args()
+    settings = load_settings()
+    questions = list(read_questions(args.questions, args.depth, lambda m: print(m, flush=True)))
+    with contextlib.ExitStack() as stack:
+        network = NetworkMap()
+        if args.web == "offline":
+            web = stack.enter_context(TestWeb(settings.data_dir / "cache", port=0))
+            network = NetworkMap.offline(web.port)
+            search = {"backend": "searxng", "searxng_url": "http://search.test"}
+            fetch = {"allow_hosts": (*settings.fetch.allow_hosts, *network.allowed_hosts)}
+            settings = settings.model_copy(
+                update={
+                    "search": settings.search.model_copy(update=search),
+                    "fetch": settings.fetch.model_copy(update=fetch),
+                }
+            )
+        ray.init(log_to_driver=False) if os.environ.get("RAY_ADDRESS") else ray.init(include_dashboard=False)
+        try:
+            engine = start_engine(settings, network)
+            run_batch(engine, questions, args.out, args.concurrency or settings.api.max_sessions)
+        finally:
+            ray.shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
