@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 import ray
 
+from actors.metrics import JudgeMetrics
 from fathom_ray.adapters.llm_backends import build_backend
 from fathom_ray.adapters.vllm_engine import VllmBackend
 from fathom_ray.llm import answers
@@ -38,6 +39,7 @@ class JudgeService:
         self._judge: Judge | None = None
         self._backend: Any = None
         self._slots = asyncio.Semaphore(settings.max_queue)
+        self._judge_metrics: JudgeMetrics | None = None
 
     async def start(self) -> dict[str, str]:
         if self._judge is None:
@@ -74,9 +76,16 @@ class JudgeService:
             )
             return Judged(judgement, None, JudgeFailure("overloaded", detail, 0))
         try:
-            return await call(self._judge)
+            judged = await call(self._judge)
         finally:
             self._slots.release()
+        self._metrics().judged(judged)
+        return judged
+
+    def _metrics(self) -> JudgeMetrics:
+        if self._judge_metrics is None:
+            self._judge_metrics = JudgeMetrics()
+        return self._judge_metrics
 
     async def decompose(self, goal: str, count: int) -> Judged[answers.Checklist]:
         return await self._admitted("decompose", lambda j: j.decompose(goal, count))

@@ -16,6 +16,7 @@ from typing import Any
 import ray
 from ray.exceptions import RayError
 
+from actors.metrics import SessionMetrics
 from fathom_ray.adapters.search_backends import open_searcher
 from fathom_ray.llm.judge import Judged, JudgeFailure
 from fathom_ray.models import (
@@ -141,7 +142,11 @@ class SessionService:
         memory = _Remote(self._handles.memory)
         saved = await memory.load_session(self._session_id)
         state = SessionState.from_json(saved) if saved else SessionState(self._session_id, self._request)
-        self._events = EventLog.resume(self._session_id, await memory.events(self._session_id))
+        metrics = SessionMetrics(self._session_id)
+        metrics.started()
+        self._events = EventLog.resume(
+            self._session_id, await memory.events(self._session_id), metrics.observe
+        )
         preset = get_preset(self._request.depth)
         await _Remote(self._handles.frontier).open(self._session_id, preset.url_pool)
         try:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from fathom_ray.models import Event, EventType, JsonValue
@@ -14,16 +14,21 @@ class EventLog:
     events: list[Event] = field(default_factory=list)
     unsaved: list[Event] = field(default_factory=list)
     next_seq: int = 1
+    listener: Callable[[Event], None] | None = None
 
     @classmethod
-    def resume(cls, session_id: str, stored: list[Event]) -> EventLog:
-        return cls(session_id, list(stored), [], (stored[-1].seq + 1) if stored else 1)
+    def resume(
+        cls, session_id: str, stored: list[Event], listener: Callable[[Event], None] | None = None
+    ) -> EventLog:
+        return cls(session_id, list(stored), [], (stored[-1].seq + 1) if stored else 1, listener)
 
     def emit(self, kind: EventType, data: Mapping[str, JsonValue]) -> Event:
         event = Event(self.session_id, self.next_seq, kind, dict(data))
         self.next_seq += 1
         self.events.append(event)
         self.unsaved.append(event)
+        if self.listener is not None:
+            self.listener(event)
         return event
 
     def emit_error(self, status: str) -> Event:

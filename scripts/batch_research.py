@@ -1,6 +1,9 @@
 """Batch research as a Ray job:
 
-    ray job submit --working-dir . -- python scripts/batch_research.py QUESTIONS.jsonl --out RESULTS.jsonl
+    ray job submit --working-dir . -- /path/to/fathom-ray/.venv/bin/python scripts/batch_research.py \
+        QUESTIONS.jsonl --out RESULTS.jsonl [--web offline] [--depth quick]
+
+(the entrypoint names the project venv's python: the job's own `python` is the system one)
 
 Runs one session per question, concurrently up to FATHOM_API__MAX_SESSIONS (or --concurrency), skips ids
 already in the output (so a stopped job resumes), prints progress to the job log, and writes one line per

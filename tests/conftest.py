@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -31,12 +32,27 @@ def offline_policy(offline_network: NetworkMap) -> UrlPolicy:
     return UrlPolicy.allowing(offline_network.allowed_hosts)
 
 
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+METRICS_PORT = _free_port()
+
+
 @pytest.fixture(scope="session")
 def ray_session() -> Iterator[None]:
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     import ray  # noqa: PLC0415 (only the tiers that use Ray pay for importing it)
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _metrics_export_port=METRICS_PORT)
     yield
     ray.shutdown()
+
+
+@pytest.fixture(scope="session")
+def metrics_url(ray_session: None) -> str:
+    """Ray's metrics agent endpoint (Prometheus text), as the dashboard scrapes it."""
+    return f"http://127.0.0.1:{METRICS_PORT}/metrics"
