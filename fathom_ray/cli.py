@@ -183,6 +183,28 @@ def serve_api(
             _fail(e)
 
 
+@app.command("mcp")
+def mcp_server(
+    api: Annotated[
+        str, typer.Option(help="The fathom-ray HTTP API to research through.")
+    ] = "http://127.0.0.1:8000",
+    transport: Annotated[str, typer.Option(help="stdio, or streamable-http.")] = "stdio",
+    port: Annotated[int, typer.Option(help="Port for streamable-http (path /mcp).")] = 8001,
+) -> None:
+    """Serve an MCP tool, web_research(goal, depth), over the HTTP API (start `fathom serve` first)."""
+    from serve.mcp_server import build_mcp  # noqa: PLC0415 (the mcp package loads only for this command)
+
+    settings = _settings()
+    token = settings.api.token.get_secret_value() if settings.api.token else None
+    server = build_mcp(api, token)
+    if transport == "stdio":
+        server.run("stdio")
+    elif transport == "streamable-http":
+        server.run("streamable-http", host="127.0.0.1", port=port)
+    else:
+        _fail(InvalidRequestError("--transport", "must be stdio or streamable-http"))
+
+
 def _settings() -> Settings:
     try:
         return load_settings()
