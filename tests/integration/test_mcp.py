@@ -23,10 +23,10 @@ def api() -> Iterator[Server]:
 
 
 def test_web_research_reports_progress_and_returns_facts(api: Server) -> None:
-    progress: list[tuple[float, str | None]] = []
+    seen: list[tuple[float, str | None]] = []
 
-    async def on_progress(progress_value: float, total: float | None, message: str | None) -> None:
-        progress.append((progress_value, message))
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, message))
 
     async def run() -> object:
         async with Client(build_mcp(api.url)) as client:
@@ -43,4 +43,4 @@ def test_web_research_reports_progress_and_returns_facts(api: Server) -> None:
     structured = result.structured_content  # type: ignore[attr-defined]
     assert structured["status"] == "complete"
     assert structured["facts"][0]["source_url"].startswith("http://docs.python.test/")
-    assert [m for _, m in progress] == [kind.value for kind, _ in SCRIPT]
+    assert [m for _, m in seen] == [kind.value for kind, _ in SCRIPT]
