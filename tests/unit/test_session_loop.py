@@ -126,9 +126,9 @@ class FakeStore:
         self.checkpoints += 1
 
 
-def run(
-    web: FakeWeb, request: ResearchRequest, divergence: float = 0.0
-) -> tuple[SessionState, EventLog, FakeFrontier]:
+def make_loop(
+    web: FakeWeb, request: ResearchRequest, divergence: float = 0.0, temperature: float = 0.0
+) -> tuple[ResearchSession, FakeFrontier]:
     frontier, store = FakeFrontier(), FakeStore()
 
     class Memory:
@@ -146,15 +146,18 @@ def run(
         frontier=frontier,
         search=web,
     )
-    events = EventLog("s1")
+    settings = ResearchSettings(seed=3, divergence=divergence, temperature=temperature)
     loop = ResearchSession(
-        SessionState("s1", request),
-        events,
-        services,
-        get_preset(request.depth),
-        ResearchSettings(seed=3, divergence=divergence, temperature=0.0),
+        SessionState("s1", request), EventLog("s1"), services, get_preset(request.depth), settings
     )
-    return asyncio.run(loop.run()), events, frontier
+    return loop, frontier
+
+
+def run(
+    web: FakeWeb, request: ResearchRequest, divergence: float = 0.0
+) -> tuple[SessionState, EventLog, FakeFrontier]:
+    loop, frontier = make_loop(web, request, divergence)
+    return asyncio.run(loop.run()), loop.events, frontier
 
 
 GOAL = "Which Python version introduced assignment expressions?"
@@ -215,30 +218,7 @@ class SlowWeb(FakeWeb):
 
 def test_cancel_stops_the_work_in_flight_and_composes_what_there_is() -> None:
     web = SlowWeb(results=[page_url("a"), page_url("b")])
-    frontier, store = FakeFrontier(), FakeStore()
-
-    class Memory:
-        domain_qualities = web.domain_qualities
-        suggest = web.suggest
-        record_page = web.record_page
-        checkpoint = store.checkpoint
-
-    services = Services(
-        judge=cast(Any, ScriptedJudge()),
-        browser=web,
-        extractor=web,
-        embedder=web,
-        memory=Memory(),
-        frontier=frontier,
-        search=web,
-    )
-    loop = ResearchSession(
-        SessionState("s1", ResearchRequest(GOAL, depth="quick")),
-        EventLog("s1"),
-        services,
-        get_preset("quick"),
-        ResearchSettings(seed=3),
-    )
+    loop, _ = make_loop(web, ResearchRequest(GOAL, depth="quick"), temperature=1.0)
 
     async def run() -> SessionState:
         task = asyncio.create_task(loop.run())
