@@ -247,3 +247,26 @@ def test_unknown_sessions_are_404(api: Server) -> None:
         assert client.get("/research/nope/stream").status_code == 404
         assert client.delete("/research/nope").status_code == 404
         assert "/research" in client.get("/openapi.json").json()["paths"]
+
+
+def test_twenty_concurrent_clients_get_a_whole_stream_or_429(api: Server) -> None:
+    async def client() -> str:
+        async with (
+            httpx.AsyncClient(base_url=api.url, timeout=30) as http,
+            http.stream("POST", "/research", json=GOAL, headers={"Accept": "text/event-stream"}) as stream,
+        ):
+            if stream.status_code == 429:
+                return "429"
+            assert stream.status_code == 200
+            last = ""
+            async for line in stream.aiter_lines():
+                if line.startswith("event: "):
+                    last = line.removeprefix("event: ")
+            return last
+
+    async def run() -> list[str]:
+        return await asyncio.wait_for(asyncio.gather(*(client() for _ in range(20))), timeout=60)
+
+    outcomes = asyncio.run(run())
+    assert set(outcomes) <= {"complete", "429"}
+    assert outcomes.count("complete") == 2  # the cap
