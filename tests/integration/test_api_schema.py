@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
@@ -17,6 +19,6 @@ schema = schemathesis.openapi.from_asgi("/openapi.json", APP)
 
 @schema.parametrize()
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
-def test_no_input_makes_the_api_fail(case: schemathesis.Case) -> None:
+def test_no_input_makes_the_api_fail(case: schemathesis.Case[Any]) -> None:
     response = case.call()
     assert response.status_code < 500, response.text
