@@ -11,7 +11,9 @@ from typing import Any
 from ray import serve
 from ray.serve import Application
 
-from actors.engine import Engine
+from actors.engine import Engine, start_engine
+from fathom_ray.network import NetworkMap
+from fathom_ray.settings import load_settings
 from serve.app import build_app
 from serve.ray_sessions import RaySessionManager
 
@@ -30,6 +32,16 @@ def api_application(engine: Engine) -> Application:
     """One replica: admission control counts sessions per replica, so the cap holds."""
     deployment = serve.deployment(name="fathom", ray_actor_options={"num_cpus": 0}, max_ongoing_requests=256)
     return deployment(FathomApi).bind(engine)
+
+
+def app_builder(args: dict[str, str]) -> Application:
+    """For ``serve run serve.deployment:app_builder`` and ``serve deploy serve_config.yaml``.
+
+    Starts the shared actors from the FATHOM_ settings of the process that builds the app (the
+    internet, no offline web) and binds the API to them.
+    """
+    settings = load_settings()
+    return api_application(start_engine(settings, NetworkMap()))
 
 
 def run_api(engine: Engine) -> None:

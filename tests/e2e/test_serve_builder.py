@@ -1,0 +1,50 @@
+"""The app builder that serve_config.yaml names deploys the API on its own (real engine, no offline web)."""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+import yaml
+from ray import serve
+
+from serve.deployment import app_builder, shutdown
+
+pytestmark = [pytest.mark.e2e]
+CONFIG = Path(__file__).resolve().parents[2] / "serve_config.yaml"
+
+
+@pytest.fixture
+def deployed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ray_session: None) -> Iterator[str]:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    monkeypatch.setenv("FATHOM_DATA_DIR", str(tmp_path))
+    config = yaml.safe_load(CONFIG.read_text())
+    application = config["applications"][0]
+    assert application["import_path"] == "serve.deployment:app_builder"
+    serve.start(http_options={"host": "127.0.0.1", "port": port})
+    serve.run(app_builder(application["args"]), name="fathom-config", route_prefix="/", blocking=False)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                break
+        except httpx.HTTPError:
+            time.sleep(1)
+    yield url
+    shutdown()
+
+
+def test_the_configured_app_answers(deployed: str) -> None:
+    assert httpx.get(f"{deployed}/health", timeout=10).json() == {"status": "ok"}
+    assert httpx.get(f"{deployed}/research", timeout=30).status_code == 200
+    assert httpx.post(f"{deployed}/research", json={"goal": "hi"}, timeout=30).status_code == 422
+    assert (
+        "/research/{session_id}/stream" in httpx.get(f"{deployed}/openapi.json", timeout=30).json()["paths"]
+    )
