@@ -191,7 +191,14 @@ class ResearchSession:
 
     # -- set-up -------------------------------------------------------------------------------------
     async def _set_up(self) -> bool:
-        judged = self._account(await self._s.judge.decompose(self._goal, self._preset.checklist_size))
+        # The goal is searched while the judge decomposes it: the first event comes at once.
+        goal_search = asyncio.ensure_future(self._search([self._goal]))
+        try:
+            judged = self._account(await self._s.judge.decompose(self._goal, self._preset.checklist_size))
+        except BaseException:
+            goal_search.cancel()  # cancelled: do not wait for the search
+            raise
+        await goal_search
         questions = judged.answer.questions if judged.answer else [self._goal]
         unique = list(dict.fromkeys(q.strip() for q in questions if q.strip()))[: self._preset.checklist_size]
         self.state.checklist = [ChecklistItem(f"Q{i}", q) for i, q in enumerate(unique, start=1)]
@@ -199,7 +206,7 @@ class ResearchSession:
         await self._suggest_from_memory(limit=self._preset.batch_size * 2)
         seeds = [Candidate(url, CandidateOrigin.SEED) for url in self.state.request.seeds]
         await self._s.frontier.add(self.state.session_id, seeds)
-        await self._search([self._goal, *(i.question for i in self.state.checklist)])
+        await self._search([i.question for i in self.state.checklist])
         if self._search_error is not None and not await self._s.frontier.pending(self.state.session_id):
             raise SessionError(self.state.session_id, f"nothing to research: {self._search_error}")
         self.state.decomposed = True

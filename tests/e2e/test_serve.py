@@ -69,7 +69,8 @@ def test_a_session_streams_through_serve(api_url: str) -> None:
             assert stream.status_code == 200
             events = sse(stream)
         kinds = [e[0] for e in events]
-        assert kinds[0] == "decompose"
+        assert kinds[0] == "searching"  # the goal is searched while the judge decomposes it
+        assert "decompose" in kinds
         assert kinds[-1] == "complete"
         # A new Session actor (a process) starts per session: 2-2.5 s here on 2 busy cores; the goal is 2 s.
         assert events[0][2] - sent < 5.0
