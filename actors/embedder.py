@@ -29,5 +29,7 @@ class EmbedderService:
         return self._embedder.encoded
 
 
-def embedder_actor(gpu: bool = False) -> Any:
-    return ray.remote(num_cpus=0, num_gpus=1 if gpu else 0, max_restarts=3)(EmbedderService)
+def embedder_actor(gpu: bool = False, name: str | None = None) -> Any:
+    return ray.remote(EmbedderService).options(
+        num_cpus=0, num_gpus=1 if gpu else 0, max_restarts=3, name=name
+    )

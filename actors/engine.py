@@ -39,22 +39,32 @@ def wants_gpu(settings: Settings) -> bool:
     return settings.llm.backend == "vllm" and gpus > 0
 
 
+ENGINE_PARTS = ("browser", "extractor", "judge", "embedder", "memory", "frontier")
+
+
 def start_engine(
-    settings: Settings, network: NetworkMap, gpu: bool | None = None, judge: Any = None
+    settings: Settings, network: NetworkMap, gpu: bool | None = None, judge: Any = None, name_prefix: str = ""
 ) -> Engine:
     """Create and start every shared actor; a part that cannot start is a ``FathomError`` naming it.
 
-    ``judge`` replaces the Judge actor with another handle of the same methods (tests pass a scripted one).
+    ``judge`` replaces the Judge actor with another handle of the same methods (tests pass a scripted one);
+    with ``name_prefix`` the actors are named (``fathom-judge``, ...) so operators can find them.
     """
     if gpu is None:
         gpu = wants_gpu(settings)
+
+    def name(part: str) -> str | None:
+        return f"{name_prefix}{part}" if name_prefix else None
+
     handles = Handles(
-        browser=browser_pool_actor().remote(settings.browser, settings.fetch, network),
-        extractor=extractor_pool_actor().remote(timeout_s=30.0),
-        judge=judge if judge is not None else judge_actor(settings.llm, gpu).remote(settings.llm),
-        embedder=embedder_actor(gpu).remote(settings.embedder),
-        memory=source_memory_actor().remote(settings),
-        frontier=frontier_actor().remote(settings),
+        browser=browser_pool_actor(name("browser")).remote(settings.browser, settings.fetch, network),
+        extractor=extractor_pool_actor(name=name("extractor")).remote(timeout_s=30.0),
+        judge=judge
+        if judge is not None
+        else judge_actor(settings.llm, gpu, name("judge")).remote(settings.llm),
+        embedder=embedder_actor(gpu, name("embedder")).remote(settings.embedder),
+        memory=source_memory_actor(name("memory")).remote(settings),
+        frontier=frontier_actor(name("frontier")).remote(settings),
     )
     starts = {
         "browser pool (Chromium)": handles.browser.start.remote(),

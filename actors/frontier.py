@@ -80,5 +80,5 @@ class FrontierService:
         self._pools.pop(session_id, None)
 
 
-def frontier_actor() -> Any:
-    return ray.remote(FrontierService).options(num_cpus=0, max_restarts=3, max_task_retries=3)
+def frontier_actor(name: str | None = None) -> Any:
+    return ray.remote(FrontierService).options(num_cpus=0, max_restarts=3, max_task_retries=3, name=name)

@@ -113,8 +113,12 @@ class JudgeService:
         return await self._admitted("compose", lambda j: j.compose(goal, checklist, facts))
 
 
-def judge_actor(settings: LLMSettings, gpu: bool = False) -> Any:
+def judge_actor(settings: LLMSettings, gpu: bool = False, name: str | None = None) -> Any:
     """The Ray actor class: one GPU when the engine runs on CUDA, no CPU reservation otherwise."""
     return ray.remote(JudgeService).options(
-        num_cpus=0, num_gpus=1 if gpu else 0, max_concurrency=settings.max_queue + 16, max_restarts=3
+        num_cpus=0,
+        num_gpus=1 if gpu else 0,
+        max_concurrency=settings.max_queue + 16,
+        max_restarts=3,
+        name=name,
     )

@@ -17,6 +17,8 @@ from fathom_ray.settings import load_settings
 from serve.app import build_app
 from serve.ray_sessions import RaySessionManager
 
+ACTOR_PREFIX = "fathom-"
+
 
 @serve.ingress()
 class FathomApi:
@@ -41,7 +43,7 @@ def app_builder(args: dict[str, str]) -> Application:
     internet, no offline web) and binds the API to them.
     """
     settings = load_settings()
-    return api_application(start_engine(settings, NetworkMap()))
+    return api_application(start_engine(settings, NetworkMap(), name_prefix=ACTOR_PREFIX))
 
 
 def run_api(engine: Engine) -> None:

@@ -39,6 +39,7 @@ def _free_port() -> int:
 
 
 METRICS_PORT = _free_port()
+DASHBOARD_PORT = _free_port()
 
 
 @pytest.fixture(scope="session")
@@ -47,9 +48,20 @@ def ray_session() -> Iterator[None]:
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     import ray  # noqa: PLC0415 (only the tiers that use Ray pay for importing it)
 
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, _metrics_export_port=METRICS_PORT)
+    ray.init(
+        num_cpus=2,
+        include_dashboard=True,  # its job server takes `ray job submit` in test_job_submit
+        dashboard_port=DASHBOARD_PORT,
+        log_to_driver=False,
+        _metrics_export_port=METRICS_PORT,
+    )
     yield
     ray.shutdown()
+
+
+@pytest.fixture(scope="session")
+def dashboard_url(ray_session: None) -> str:
+    return f"http://127.0.0.1:{DASHBOARD_PORT}"
 
 
 @pytest.fixture(scope="session")

@@ -9,10 +9,12 @@ from pathlib import Path
 
 import httpx
 import pytest
+import ray
 import yaml
 from ray import serve
 
-from serve.deployment import app_builder, shutdown
+from actors.engine import ENGINE_PARTS
+from serve.deployment import ACTOR_PREFIX, app_builder, shutdown
 
 pytestmark = [pytest.mark.e2e]
 CONFIG = Path(__file__).resolve().parents[2] / "serve_config.yaml"
@@ -39,6 +41,8 @@ def deployed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ray_session: None)
             time.sleep(1)
     yield url
     shutdown()
+    for part in ENGINE_PARTS:  # the builder's engine outlives the app; end it with the test
+        ray.kill(ray.get_actor(f"{ACTOR_PREFIX}{part}"))
 
 
 def test_the_configured_app_answers(deployed: str) -> None:
