@@ -136,6 +136,7 @@ class SessionService:
         self._handles = handles
         self._network = network
         self._loop: ResearchSession | None = None
+        self._cancel_requested = False
         self._events = EventLog(session_id)
 
     async def run(self) -> dict[str, Any]:
@@ -161,6 +162,8 @@ class SessionService:
                     search=_Search(searcher),
                 )
                 self._loop = ResearchSession(state, self._events, services, preset, self._settings.research)
+                if self._cancel_requested:
+                    self._loop.cancel()
                 state = await self._loop.run()
         except Exception as e:
             state.status, state.stop_reason = FAILED, f"{type(e).__name__}: {e}"
@@ -173,7 +176,8 @@ class SessionService:
         return self._events.since(seq)
 
     async def cancel(self) -> None:
-        """Stop the session now (on the actor's event loop, where its work runs)."""
+        """Stop the session now (on the actor's event loop, where its work runs), or as soon as it starts."""
+        self._cancel_requested = True
         if self._loop is not None:
             self._loop.cancel()
 

@@ -12,6 +12,7 @@ from actors.engine import Engine
 from actors.session import session_actor
 from fathom_ray.errors import SessionNotFoundError
 from fathom_ray.models import Event, ResearchRequest
+from fathom_ray.session_state import SessionState
 from serve.sessions import SessionBusyError
 
 
@@ -22,6 +23,7 @@ class RaySessionManager:
         self._engine = engine
         self._max_sessions = max_sessions
         self._running: dict[str, tuple[Any, Any]] = {}
+        self._requests: dict[str, ResearchRequest] = {}
 
     def _prune(self) -> None:
         for session_id, (actor, done) in list(self._running.items()):
@@ -38,6 +40,7 @@ class RaySessionManager:
         engine = self._engine
         actor = session_actor().remote(engine.settings, session_id, request, engine.handles, engine.network)
         self._running[session_id] = (actor, actor.run.remote())
+        self._requests[session_id] = request
         return session_id
 
     async def events(self, session_id: str, after_seq: int) -> list[Event]:
@@ -58,9 +61,11 @@ class RaySessionManager:
 
     async def result(self, session_id: str) -> dict[str, Any]:
         state: dict[str, Any] | None = await self._engine.handles.memory.load_session.remote(session_id)
-        if state is None:
-            raise SessionNotFoundError(session_id)
-        return state
+        if state is not None:
+            return state
+        if session_id in self._requests:  # started, not yet checkpointed
+            return SessionState(session_id, self._requests[session_id]).to_json()
+        raise SessionNotFoundError(session_id)
 
     async def cancel(self, session_id: str) -> bool:
         running = self._running.get(session_id)

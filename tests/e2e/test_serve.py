@@ -80,3 +80,48 @@ def test_a_session_streams_through_serve(api_url: str) -> None:
         result = client.get(f"/research/{session_id}").json()
     assert result["status"] == "complete"
     assert {"id", "status", "goal", "pages_scraped", "facts", "checklist", "report", "usage"} <= set(result)
+
+
+def test_a_client_of_the_original_service_through_serve(api_url: str) -> None:
+    """POST, then GET .../stream, then GET the result: the original contract, resumed once midway."""
+    with httpx.Client(base_url=api_url, timeout=120) as client:
+        started = client.post("/research", json=GOAL).json()
+        assert set(started) == {"id", "status"}
+        stream_url = f"/research/{started['id']}/stream"
+        with client.stream("GET", stream_url) as stream:
+            first = []
+            fields: dict[str, str] = {}
+            for line in stream.iter_lines():
+                if not line and fields:
+                    first.append(int(fields["id"]))
+                    fields = {}
+                    if len(first) == 2:
+                        break
+                elif line and not line.startswith(":"):
+                    key, _, value = line.partition(": ")
+                    fields[key] = value
+        with client.stream("GET", stream_url, headers={"Last-Event-ID": str(first[-1])}) as stream:
+            rest = sse(stream)
+        assert rest[-1][0] == "complete"
+        result = client.get(f"/research/{started['id']}").json()
+    assert first == [1, 2]
+    assert {"id", "status", "goal", "pages_scraped", "facts", "checklist"} <= set(result)
+
+
+def test_the_cap_holds_and_delete_cancels_through_serve(api_url: str) -> None:
+    long_goal = {"goal": "Which Python version introduced assignment expressions?", "depth": "thorough"}
+    with httpx.Client(base_url=api_url, timeout=120) as client:
+        first = client.post("/research", json=long_goal).json()["id"]
+        second = client.post("/research", json=long_goal).json()["id"]
+        busy = client.post("/research", json=long_goal)
+        assert busy.status_code == 429
+        assert int(busy.headers["retry-after"]) > 0
+        for session_id in (first, second):
+            deleted = client.delete(f"/research/{session_id}")
+            assert deleted.json().get("status") == "cancelled", deleted.text
+        for session_id in (first, second):
+            deadline = time.monotonic() + 120
+            while client.get(f"/research/{session_id}").json()["status"] == "running":
+                assert time.monotonic() < deadline
+                time.sleep(1)
+            assert client.get(f"/research/{session_id}").json()["status"] == "cancelled"
