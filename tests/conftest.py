@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +11,7 @@ import pytest
 from fathom_ray.network import NetworkMap
 from fathom_ray.security import UrlPolicy
 from fathom_ray.testweb.server import TestWeb
+from tests.net import free_port
 
 CACHE = Path(__file__).resolve().parents[1] / ".cache"
 
@@ -32,14 +32,8 @@ def offline_policy(offline_network: NetworkMap) -> UrlPolicy:
     return UrlPolicy.allowing(offline_network.allowed_hosts)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-METRICS_PORT = _free_port()
-DASHBOARD_PORT = _free_port()
+METRICS_PORT = free_port()
+DASHBOARD_PORT = free_port()
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import socket
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -15,15 +14,10 @@ import ray
 
 from actors.engine import Engine
 from serve.deployment import run_api, shutdown
+from tests.net import free_port, wait_until_healthy
 
 pytestmark = [pytest.mark.e2e]
 GOAL = {"goal": "Which Python version introduced assignment expressions?", "depth": "glance"}
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @pytest.fixture(scope="module")
@@ -36,13 +30,7 @@ def api_url(scripted_engine: tuple[Engine, Any]) -> Iterator[str]:
     )
     run_api(dataclasses.replace(engine, settings=settings))
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                break
-        except httpx.HTTPError:
-            time.sleep(0.5)
+    wait_until_healthy(url, timeout_s=120)
     yield url
     shutdown()
 

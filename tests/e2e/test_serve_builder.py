@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import socket
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +13,7 @@ from ray import serve
 
 from actors.engine import ENGINE_PARTS
 from serve.deployment import ACTOR_PREFIX, app_builder, shutdown
+from tests.net import free_port, wait_until_healthy
 
 pytestmark = [pytest.mark.e2e]
 CONFIG = Path(__file__).resolve().parents[2] / "serve_config.yaml"
@@ -22,9 +21,7 @@ CONFIG = Path(__file__).resolve().parents[2] / "serve_config.yaml"
 
 @pytest.fixture
 def deployed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ray_session: None) -> Iterator[str]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
+    port = free_port()
     monkeypatch.setenv("FATHOM_DATA_DIR", str(tmp_path))
     config = yaml.safe_load(CONFIG.read_text())
     application = config["applications"][0]
@@ -32,13 +29,7 @@ def deployed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ray_session: None)
     serve.start(http_options={"host": "127.0.0.1", "port": port})
     serve.run(app_builder(application["args"]), name="fathom-config", route_prefix="/", blocking=False)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 180
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
-                break
-        except httpx.HTTPError:
-            time.sleep(1)
+    wait_until_healthy(url, timeout_s=180, pause_s=1)
     yield url
     shutdown()
     for part in ENGINE_PARTS:  # the builder's engine outlives the app; end it with the test

@@ -24,6 +24,7 @@ from fathom_ray.network import NetworkMap
 from fathom_ray.security import UrlPolicy
 from fathom_ray.settings import BrowserSettings, FetchSettings
 from tests.integration.fault_cases import FAULT_CASES
+from tests.net import free_port
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="module")]
 
@@ -138,16 +139,10 @@ async def test_crashed_browser_is_relaunched(offline_network: NetworkMap, offlin
         await close_rig(rig)
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def remote_chromium() -> Iterator[str]:
     """A Chromium we start ourselves with a debugging port: a Browserless-style CDP endpoint."""
-    port = _free_port()
+    port = free_port()
     with tempfile.TemporaryDirectory() as profile:
         process = subprocess.Popen(
             [

@@ -1,0 +1,26 @@
+"""Small network helpers shared by the tests: a free local port, waiting for a server to be healthy."""
+
+from __future__ import annotations
+
+import socket
+import time
+
+import httpx
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_until_healthy(url: str, timeout_s: float, pause_s: float = 0.5) -> None:
+    """Poll ``url/health`` until it answers 200 or ``timeout_s`` passes (the test then fails on its own)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(f"{url}/health", timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(pause_s)
