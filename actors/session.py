@@ -8,6 +8,7 @@ never the end of the session.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ from typing import Any
 import ray
 from ray.exceptions import RayError
 
+from actors.detached import detached
 from actors.metrics import SessionMetrics
 from fathom_ray.adapters.search_backends import open_searcher
 from fathom_ray.llm.judge import Judged, JudgeFailure
@@ -34,7 +36,7 @@ from fathom_ray.presets import get_preset
 from fathom_ray.search import search_all
 from fathom_ray.session_events import EventLog
 from fathom_ray.session_loop import ResearchSession, Services
-from fathom_ray.session_state import FAILED, SessionState
+from fathom_ray.session_state import CANCELLED, FAILED, SessionState
 from fathom_ray.settings import Settings
 
 logger = logging.getLogger(__name__)
@@ -165,6 +167,12 @@ class SessionService:
                 if self._cancel_requested:
                     self._loop.cancel()
                 state = await self._loop.run()
+        except asyncio.CancelledError:  # the task itself was cancelled (ray.cancel): no report, but a record
+            state.status, state.stop_reason = CANCELLED, "cancelled"
+            self._events.emit_error(CANCELLED)
+            saved = state.to_json(), self._events.take_unsaved()
+            detached(lambda: self._handles.memory.checkpoint.remote(*saved))
+            raise
         except Exception as e:
             state.status, state.stop_reason = FAILED, f"{type(e).__name__}: {e}"
             self._events.emit_error(state.stop_reason)

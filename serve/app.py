@@ -31,6 +31,7 @@ from serve.sse import HEARTBEAT, encode
 logger = logging.getLogger(__name__)
 Depth = Literal["glance", "quick", "focused", "standard", "thorough", "deep", "exhaustive"]
 BEARER = HTTPBearer(auto_error=False)  # module level: FastAPI resolves annotations from here
+SESSION_HEADER = "X-Session-Id"  # on a stream answered by POST: the id to GET or DELETE later
 STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"}
 
 
@@ -93,7 +94,8 @@ def build_app(manager: SessionManager, settings: ApiSettings, poll_s: float = 0.
             stream = _events(
                 manager, session_id, 0, settings.heartbeat_s, poll_s, cancel=not body.keep_running
             )
-            return StreamingResponse(stream, media_type="text/event-stream", headers=STREAM_HEADERS)
+            headers = {**STREAM_HEADERS, SESSION_HEADER: session_id}
+            return StreamingResponse(stream, media_type="text/event-stream", headers=headers)
         return Started(id=session_id, status="running")
 
     @app.get("/research/{session_id}/stream", dependencies=guarded)

@@ -8,6 +8,7 @@ from typing import Any
 import ray
 from ray.exceptions import RayError
 
+from actors.detached import detached
 from actors.engine import Engine
 from actors.session import session_actor
 from fathom_ray.errors import SessionNotFoundError
@@ -39,7 +40,7 @@ class RaySessionManager:
         session_id = f"s-{uuid.uuid4().hex[:12]}"
         engine = self._engine
         actor = session_actor().remote(engine.settings, session_id, request, engine.handles, engine.network)
-        self._running[session_id] = (actor, actor.run.remote())
+        self._running[session_id] = (actor, detached(actor.run.remote))
         self._requests[session_id] = request
         return session_id
 
@@ -72,7 +73,7 @@ class RaySessionManager:
         if running is None:
             await self.result(session_id)  # 404 for an unknown id
             return False
-        await running[0].cancel.remote()
+        await detached(running[0].cancel.remote)
         return True
 
     async def list(self) -> list[dict[str, str]]:

@@ -24,3 +24,15 @@ def wait_until_healthy(url: str, timeout_s: float, pause_s: float = 0.5) -> None
         except httpx.HTTPError:
             pass
         time.sleep(pause_s)
+
+
+def wait_for_port(port: int, timeout_s: float, host: str = "127.0.0.1") -> bool:
+    """Whether something accepts TCP connections on ``port`` within ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection((host, port), timeout=1):
+                return True
+        except OSError:
+            time.sleep(0.2)
+    return False

@@ -192,3 +192,28 @@ def test_killing_a_shared_actor_mid_session_loses_nothing(
     assert events[-1].type is EventType.COMPLETE
     assert state.pages_fetched >= 1  # the restarted actor served the rest of the session
     check_facts_cite_their_pages(state)
+
+
+def test_a_run_cancelled_from_outside_is_recorded_as_cancelled(scripted_engine: tuple[Engine, Any]) -> None:
+    """ray.cancel of the run task (what Serve does to a request's children) leaves no session 'running'."""
+    engine, judge = scripted_engine
+    ray.get(judge.configure.remote(satisfy=False))
+    session_id = f"c-{uuid.uuid4().hex[:8]}"
+    request = ResearchRequest(GOAL, depth="thorough")
+    actor = session_actor().remote(engine.settings, session_id, request, engine.handles, engine.network)
+    done = actor.run.remote()
+    while not ray.get(actor.events_since.remote(0), timeout=30):
+        time.sleep(0.1)
+    ray.cancel(done)
+    with pytest.raises(ray.exceptions.TaskCancelledError):
+        ray.get(done, timeout=60)
+    deadline = time.monotonic() + 30
+    while (saved := ray.get(engine.handles.memory.load_session.remote(session_id))) is None or saved[
+        "status"
+    ] == "running":
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    assert saved["status"] == "cancelled"
+    stored = ray.get(engine.handles.memory.events.remote(session_id))
+    assert stored[-1].type is EventType.ERROR
+    ray.kill(actor)

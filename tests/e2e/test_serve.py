@@ -1,7 +1,11 @@
-"""The API through Ray Serve on local Ray and the offline web, with the scripted judge."""
+"""The API through Ray Serve on local Ray and the offline web, with the scripted judge.
+
+The tests run in file order against one deployment; each leaves no session running.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import time
@@ -11,13 +15,21 @@ from typing import Any
 import httpx
 import pytest
 import ray
+import schemathesis
+from hypothesis import HealthCheck, given, settings
+from hypothesis.errors import Unsatisfiable
+from pydantic import SecretStr
+from ray import serve
+from schemathesis.core.result import Ok
 
 from actors.engine import Engine
-from serve.deployment import run_api, shutdown
+from serve.deployment import api_application, run_api, shutdown
 from tests.net import free_port, wait_until_healthy
 
 pytestmark = [pytest.mark.e2e]
 GOAL = {"goal": "Which Python version introduced assignment expressions?", "depth": "glance"}
+LONG_GOAL = {**GOAL, "depth": "thorough"}
+TOKEN = "s3cret-serve"
 
 
 @pytest.fixture(scope="module")
@@ -31,8 +43,31 @@ def api_url(scripted_engine: tuple[Engine, Any]) -> Iterator[str]:
     run_api(dataclasses.replace(engine, settings=settings))
     url = f"http://127.0.0.1:{port}"
     wait_until_healthy(url, timeout_s=120)
+    secured = settings.model_copy(update={"api": settings.api.model_copy(update={"token": SecretStr(TOKEN)})})
+    secured_app = api_application(dataclasses.replace(engine, settings=secured))
+    serve.run(secured_app, name="fathom-secured", route_prefix="/secured", blocking=False)
+    wait_until_healthy(f"{url}/secured", timeout_s=120)
     yield url
     shutdown()
+
+
+def settle(client: httpx.Client, session_ids: list[str], timeout_s: float = 120) -> list[str]:
+    """Wait until none of ``session_ids`` is running (or ``timeout_s`` passed); their statuses."""
+    deadline = time.monotonic() + timeout_s
+    statuses = ["running"]
+    while "running" in statuses and time.monotonic() < deadline:
+        time.sleep(0.5)
+        statuses = [client.get(f"/research/{i}").json()["status"] for i in session_ids]
+    if session_ids:
+        time.sleep(1.0)  # the manager frees a session's slot once its actor has returned
+    return statuses
+
+
+def cancel_all(client: httpx.Client) -> None:
+    running = [s["id"] for s in client.get("/research").json() if s["status"] == "running"]
+    for session_id in running:
+        client.delete(f"/research/{session_id}")
+    settle(client, running)
 
 
 def sse(response: httpx.Response) -> list[tuple[str, dict[str, Any], float]]:
@@ -97,19 +132,94 @@ def test_a_client_of_the_original_service_through_serve(api_url: str) -> None:
 
 
 def test_the_cap_holds_and_delete_cancels_through_serve(api_url: str) -> None:
-    long_goal = {"goal": "Which Python version introduced assignment expressions?", "depth": "thorough"}
     with httpx.Client(base_url=api_url, timeout=120) as client:
-        first = client.post("/research", json=long_goal).json()["id"]
-        second = client.post("/research", json=long_goal).json()["id"]
-        busy = client.post("/research", json=long_goal)
+        first = client.post("/research", json=LONG_GOAL).json()["id"]
+        second = client.post("/research", json=LONG_GOAL).json()["id"]
+        busy = client.post("/research", json=LONG_GOAL)
         assert busy.status_code == 429
         assert int(busy.headers["retry-after"]) > 0
         for session_id in (first, second):
             deleted = client.delete(f"/research/{session_id}")
             assert deleted.json().get("status") == "cancelled", deleted.text
-        for session_id in (first, second):
-            deadline = time.monotonic() + 120
-            while client.get(f"/research/{session_id}").json()["status"] == "running":
-                assert time.monotonic() < deadline
-                time.sleep(1)
-            assert client.get(f"/research/{session_id}").json()["status"] == "cancelled"
+        assert settle(client, [first, second]) == ["cancelled", "cancelled"]
+
+
+def test_hanging_up_cancels_unless_asked_to_keep_running(api_url: str) -> None:
+    stream_headers = {"Accept": "text/event-stream"}
+    with httpx.Client(base_url=api_url, timeout=120) as client:
+        ids = []
+        for body in (LONG_GOAL, {**GOAL, "keep_running": True}):
+            with client.stream("POST", "/research", json=body, headers=stream_headers) as stream:
+                ids.append(stream.headers["x-session-id"])
+                next(stream.iter_lines())  # the first event has begun; then hang up
+        assert settle(client, ids) == ["cancelled", "complete"]
+
+
+def test_auth_on_and_off_through_serve(api_url: str) -> None:
+    with httpx.Client(base_url=api_url, timeout=60) as client:
+        assert client.get("/research").status_code == 200  # this deployment has no token
+        assert client.get("/secured/health").status_code == 200
+        for method, path in [("GET", "/research"), ("POST", "/research"), ("GET", "/research/x/stream")]:
+            answer = client.request(method, f"/secured{path}", json=GOAL)
+            assert answer.status_code == 401, (method, path)
+            assert answer.headers["www-authenticate"] == "Bearer"
+        wrong = client.get("/secured/research", headers={"Authorization": "Bearer nope"})
+        assert wrong.status_code == 401
+        right = client.get("/secured/research", headers={"Authorization": f"Bearer {TOKEN}"})
+        assert right.status_code == 200
+
+
+def test_twenty_concurrent_clients_through_serve_get_a_whole_stream_or_429(api_url: str) -> None:
+    async def one_client() -> str:
+        async with (
+            httpx.AsyncClient(base_url=api_url, timeout=120) as http,
+            http.stream("POST", "/research", json=GOAL, headers={"Accept": "text/event-stream"}) as stream,
+        ):
+            if stream.status_code != 200:
+                return str(stream.status_code)
+            last = ""
+            async for line in stream.aiter_lines():
+                if line.startswith("event: "):
+                    last = line.removeprefix("event: ")
+            return last
+
+    async def run() -> list[str]:
+        return await asyncio.wait_for(asyncio.gather(*(one_client() for _ in range(20))), timeout=300)
+
+    outcomes = asyncio.run(run())
+    assert set(outcomes) <= {"complete", "429"}, outcomes
+    assert 1 <= outcomes.count("complete") <= 2  # the cap of 2
+
+
+def test_no_input_makes_serve_fail(api_url: str) -> None:
+    """Schemathesis cases from the served OpenAPI schema, every operation, through Serve: never a 5xx."""
+    schema = schemathesis.openapi.from_url(f"{api_url}/openapi.json")
+    operations = []
+    for result in schema.get_all_operations():
+        assert isinstance(result, Ok), result  # the served schema parses, every operation of it
+        operations.append(result.ok())
+    assert len(operations) >= 6
+    statuses: list[int] = []
+
+    def check(case: schemathesis.Case[Any]) -> None:
+        if case.headers and "text/event-stream" in str(case.headers.get("accept", "")):
+            case.headers["accept"] = "application/json"  # a stream lasts as long as its session
+        try:
+            response = case.call(timeout=60)
+            statuses.append(response.status_code)
+            assert response.status_code < 500, (case.method, case.path, response.text)
+        finally:
+            with httpx.Client(base_url=api_url, timeout=60) as client:
+                cancel_all(client)
+
+    for operation in operations:
+        for mode in schemathesis.GenerationMode:  # valid input, and input that breaks the schema
+            run = settings(max_examples=6, deadline=None, suppress_health_check=list(HealthCheck))(
+                given(case=operation.as_strategy(mode))(check)
+            )
+            try:
+                run()
+            except Unsatisfiable:
+                assert mode is schemathesis.GenerationMode.NEGATIVE  # an operation without input to break
+    assert len(statuses) >= 3 * len(operations)
+    assert {200, 404, 422} <= set(statuses), sorted(set(statuses))

@@ -170,6 +170,8 @@ def test_post_can_answer_the_stream_itself_as_events_happen(api: Server) -> None
         sent = time.monotonic()
         with client.stream("POST", "/research", json=GOAL, headers={"Accept": "text/event-stream"}) as stream:
             events = read_stream(stream)
+        session_id = stream.headers["x-session-id"]
+        assert client.get(f"/research/{session_id}").json()["status"] == "complete"
     assert events[0][3] - sent < 2.0
     assert events[-1][3] - events[0][3] > 0.5  # spread over the session, not flushed at the end
     assert events[-1][0] == "complete"

@@ -1,18 +1,28 @@
-"""The MCP tool web_research, called in process, over the HTTP API of test_api's in-process sessions."""
+"""The MCP tool web_research over the HTTP API of test_api's in-process sessions: called in process, and
+through `fathom mcp` as a subprocess on both transports (stdio and streamable HTTP)."""
 
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
 import pytest
+from mcp import StdioServerParameters
 from mcp.client.client import Client
+from mcp.server.mcpserver import MCPServer
 
 from fathom_ray.settings import ApiSettings
 from serve.mcp_server import build_mcp
 from tests.integration.test_api import SCRIPT, FakeSessions, Server
+from tests.net import free_port, wait_for_port
 
 pytestmark = pytest.mark.integration
+GOAL = {"goal": "Which Python version introduced assignment expressions?", "depth": "glance"}
+FATHOM = [str(Path(sys.executable).parent / "fathom")]
 
 
 @pytest.fixture
@@ -22,25 +32,49 @@ def api() -> Iterator[Server]:
     server.stop()
 
 
-def test_web_research_reports_progress_and_returns_facts(api: Server) -> None:
-    seen: list[tuple[float, str | None]] = []
+def research(server: MCPServer | StdioServerParameters | str) -> tuple[Any, list[str | None]]:
+    """Call web_research once through ``server``; the result and the progress messages seen."""
+    seen: list[str | None] = []
 
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
-        seen.append((progress, message))
+        seen.append(message)
 
     async def run() -> object:
-        async with Client(build_mcp(api.url)) as client:
+        async with Client(server, read_timeout_seconds=60) as client:
             tools = await client.list_tools()
             assert [t.name for t in tools.tools] == ["web_research"]
-            return await client.call_tool(
-                "web_research",
-                {"goal": "Which Python version introduced assignment expressions?", "depth": "glance"},
-                progress_callback=on_progress,
-            )
+            return await client.call_tool("web_research", GOAL, progress_callback=on_progress)
 
-    result = asyncio.run(run())
-    assert not result.is_error  # type: ignore[attr-defined]
-    structured = result.structured_content  # type: ignore[attr-defined]
+    return asyncio.run(asyncio.wait_for(run(), timeout=90)), seen
+
+
+def assert_researched(result: Any, seen: list[str | None]) -> None:
+    assert not result.is_error
+    structured = result.structured_content
     assert structured["status"] == "complete"
     assert structured["facts"][0]["source_url"].startswith("http://docs.python.test/")
-    assert [m for _, m in seen] == [kind.value for kind, _ in SCRIPT]
+    assert structured["facts"][0]["evidence"] == "Assignment expressions"
+    assert seen == [kind.value for kind, _ in SCRIPT]
+
+
+def test_web_research_reports_progress_and_returns_facts(api: Server) -> None:
+    assert_researched(*research(build_mcp(api.url)))
+
+
+def test_fathom_mcp_over_stdio(api: Server) -> None:
+    params = StdioServerParameters(command=FATHOM[0], args=[*FATHOM[1:], "mcp", "--api", api.url])
+    assert_researched(*research(params))
+
+
+def test_fathom_mcp_over_streamable_http(api: Server) -> None:
+    port = free_port()
+    command = [*FATHOM, "mcp", "--api", api.url, "--transport", "streamable-http", "--port", str(port)]
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        assert wait_for_port(port, timeout_s=60), process.stderr.read() if process.stderr else b""
+        assert_researched(*research(f"http://127.0.0.1:{port}/mcp"))
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+        if process.stderr:
+            process.stderr.close()
