@@ -21,7 +21,7 @@ from fathom_ray.adapters.search_backends import local_index_path
 from fathom_ray.doctor import run_checks
 from fathom_ray.errors import FathomError, InvalidRequestError
 from fathom_ray.models import ResearchRequest
-from fathom_ray.network import NetworkMap
+from fathom_ray.network import NetworkMap, settings_for
 from fathom_ray.presets import PRESETS
 from fathom_ray.ray_commands import run_research, serve_forever
 from fathom_ray.results import write_results
@@ -124,12 +124,6 @@ def research(  # noqa: PLR0917 (one parameter per command-line option)
 ) -> None:
     """Research a goal and write a cited report (report.md) and every fact with its evidence (result.json)."""
     settings = _settings()
-    overrides: dict[str, object] = {}
-    if web == "offline":
-        overrides = {"backend": "searxng", "searxng_url": "http://search.test"}
-    if search:
-        overrides["backend"] = search
-    settings = settings.model_copy(update={"search": settings.search.model_copy(update=overrides)})
     try:
         request = ResearchRequest(
             goal,
@@ -144,7 +138,9 @@ def research(  # noqa: PLR0917 (one parameter per command-line option)
     with contextlib.ExitStack() as stack:
         network = _network(stack, settings, web)
         try:
-            document = run_research(settings, network, request, address, console)
+            document = run_research(
+                settings_for(settings, network, search), network, request, address, console
+            )
         except FathomError as e:
             _fail(e)
     result, report = write_results(out, document)
@@ -172,13 +168,10 @@ def serve_api(
     settings = _settings()
     if port is not None:
         settings = settings.model_copy(update={"api": settings.api.model_copy(update={"port": port})})
-    if web == "offline":
-        search = {"backend": "searxng", "searxng_url": "http://search.test"}
-        settings = settings.model_copy(update={"search": settings.search.model_copy(update=search)})
     with contextlib.ExitStack() as stack:
         network = _network(stack, settings, web)
         try:
-            serve_forever(settings, network, address, console)
+            serve_forever(settings_for(settings, network), network, address, console)
         except FathomError as e:
             _fail(e)
 
@@ -291,17 +284,11 @@ def search(
     limit: Annotated[int, typer.Option(min=1, max=100)] = 10,
 ) -> None:
     """Run one search through a backend and print the ranked results."""
-    overrides: dict[str, object] = {}
-    if web == "offline":
-        overrides = {"backend": "searxng", "searxng_url": "http://search.test"}
-    if backend:
-        overrides["backend"] = backend
     settings = _settings()
     with contextlib.ExitStack() as stack:
         network = _network(stack, settings, web)
         try:
-            settings = settings.model_copy(update={"search": settings.search.model_copy(update=overrides)})
-            results = run_search(settings, network, query, limit)
+            results = run_search(settings_for(settings, network, backend), network, query, limit)
         except FathomError as e:
             _fail(e)
     table = Table(title=f"{query!r} via {settings.search.backend}")

@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from fathom_ray.security import host_matches
+from fathom_ray.settings import Settings
+
+OFFLINE_SEARCH_URL = "http://search.test"  # the offline web's search engine (SearXNG's JSON API)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,3 +45,20 @@ class NetworkMap:
     def allowed_hosts(self) -> tuple[str, ...]:
         """The routed patterns: hosts we mapped ourselves may use loopback addresses."""
         return tuple(r.pattern for r in self.routes)
+
+
+def settings_for(settings: Settings, network: NetworkMap, search_backend: str | None = None) -> Settings:
+    """``settings`` for research through ``network``.
+
+    The hosts the map routes may be fetched; on the offline web (an exclusive map) its own search
+    engine is the searcher. ``search_backend`` (a command's option) overrides the backend.
+    """
+    fetch = settings.fetch.model_copy(
+        update={"allow_hosts": (*settings.fetch.allow_hosts, *network.allowed_hosts)}
+    )
+    search: dict[str, object] = {}
+    if network.exclusive:
+        search = {"backend": "searxng", "searxng_url": OFFLINE_SEARCH_URL}
+    if search_backend:
+        search["backend"] = search_backend
+    return settings.model_copy(update={"fetch": fetch, "search": settings.search.model_copy(update=search)})

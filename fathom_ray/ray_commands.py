@@ -33,13 +33,6 @@ def _start_ray(address: str | None) -> None:
         ray.init(num_cpus=os.cpu_count() or 2, include_dashboard=False, log_to_driver=False)
 
 
-def _with_network_hosts(settings: Settings, network: NetworkMap) -> Settings:
-    fetch = settings.fetch.model_copy(
-        update={"allow_hosts": (*settings.fetch.allow_hosts, *network.allowed_hosts)}
-    )
-    return settings.model_copy(update={"fetch": fetch})
-
-
 def serve_forever(settings: Settings, network: NetworkMap, address: str | None, console: Console) -> None:
     """Start the engine and the HTTP API, and serve until interrupted."""
     _start_ray(address)
@@ -50,7 +43,7 @@ def serve_forever(settings: Settings, network: NetworkMap, address: str | None, 
 
     try:
         console.print("starting the browser pool, the judge's engine, the embedder and the stores ...")
-        engine = start_engine(_with_network_hosts(settings, network), network)
+        engine = start_engine(settings, network)
         run_api(engine)
         api = settings.api
         console.print(f"serving the API on http://{api.host}:{api.port} (OpenAPI at /docs); Ctrl-C stops")
@@ -72,10 +65,6 @@ def run_research(
 
     from actors.engine import run_session, start_engine  # noqa: PLC0415
 
-    fetch = settings.fetch.model_copy(
-        update={"allow_hosts": (*settings.fetch.allow_hosts, *network.allowed_hosts)}
-    )
-    settings = settings.model_copy(update={"fetch": fetch})
     started = time.monotonic()
     if address:
         ray.init(address=address, log_to_driver=False)

@@ -25,7 +25,7 @@ import ray
 
 from actors.batch import read_questions, run_batch
 from actors.engine import start_engine
-from fathom_ray.network import NetworkMap
+from fathom_ray.network import NetworkMap, settings_for
 from fathom_ray.settings import load_settings
 from fathom_ray.testweb.server import TestWeb
 
@@ -45,14 +45,7 @@ def main() -> int:
         if args.web == "offline":
             web = stack.enter_context(TestWeb(settings.data_dir / "cache", port=0))
             network = NetworkMap.offline(web.port)
-            search = {"backend": "searxng", "searxng_url": "http://search.test"}
-            fetch = {"allow_hosts": (*settings.fetch.allow_hosts, *network.allowed_hosts)}
-            settings = settings.model_copy(
-                update={
-                    "search": settings.search.model_copy(update=search),
-                    "fetch": settings.fetch.model_copy(update=fetch),
-                }
-            )
+        settings = settings_for(settings, network)
         ray.init(log_to_driver=False) if os.environ.get("RAY_ADDRESS") else ray.init(include_dashboard=False)
         try:
             engine = start_engine(settings, network)

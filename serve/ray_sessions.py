@@ -29,8 +29,9 @@ class RaySessionManager:
     def _prune(self) -> None:
         for session_id, (actor, done) in list(self._running.items()):
             ready, _ = ray.wait([done], timeout=0)
-            if ready:
+            if ready:  # finished: its state is in the stores from now on
                 del self._running[session_id]
+                self._requests.pop(session_id, None)
                 ray.kill(actor)
 
     async def start(self, request: ResearchRequest) -> str:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import json
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -25,6 +24,7 @@ from schemathesis.core.result import Ok
 from actors.engine import Engine
 from serve.deployment import api_application, run_api, shutdown
 from tests.net import free_port, wait_until_healthy
+from tests.sse import read_stream
 
 pytestmark = [pytest.mark.e2e]
 GOAL = {"goal": "Which Python version introduced assignment expressions?", "depth": "glance"}
@@ -70,34 +70,19 @@ def cancel_all(client: httpx.Client) -> None:
     settle(client, running)
 
 
-def sse(response: httpx.Response) -> list[tuple[str, dict[str, Any], float]]:
-    events: list[tuple[str, dict[str, Any], float]] = []
-    fields: dict[str, str] = {}
-    for line in response.iter_lines():
-        if line.startswith(":"):
-            continue
-        if not line and fields:
-            events.append((fields["event"], json.loads(fields["data"]), time.monotonic()))
-            fields = {}
-        elif line:
-            key, _, value = line.partition(": ")
-            fields[key] = value
-    return events
-
-
 def test_a_session_streams_through_serve(api_url: str) -> None:
     with httpx.Client(base_url=api_url, timeout=120) as client:
         sent = time.monotonic()
         with client.stream("POST", "/research", json=GOAL, headers={"Accept": "text/event-stream"}) as stream:
             assert stream.status_code == 200
-            events = sse(stream)
+            events = read_stream(stream)
         kinds = [e[0] for e in events]
         assert kinds[0] == "searching"  # the goal is searched while the judge decomposes it
         assert "decompose" in kinds
         assert kinds[-1] == "complete"
         # A new Session actor (a process) starts per session: 2-2.5 s here on 2 busy cores; the goal is 2 s.
-        assert events[0][2] - sent < 5.0
-        assert events[-1][2] - events[0][2] > 0.5
+        assert events[0][3] - sent < 5.0
+        assert events[-1][3] - events[0][3] > 0.5
         listed = client.get("/research").json()
         session_id = listed[0]["id"]
         result = client.get(f"/research/{session_id}").json()
@@ -112,19 +97,9 @@ def test_a_client_of_the_original_service_through_serve(api_url: str) -> None:
         assert set(started) == {"id", "status"}
         stream_url = f"/research/{started['id']}/stream"
         with client.stream("GET", stream_url) as stream:
-            first = []
-            fields: dict[str, str] = {}
-            for line in stream.iter_lines():
-                if not line and fields:
-                    first.append(int(fields["id"]))
-                    fields = {}
-                    if len(first) == 2:
-                        break
-                elif line and not line.startswith(":"):
-                    key, _, value = line.partition(": ")
-                    fields[key] = value
+            first = [e[1] for e in read_stream(stream, limit=2)]
         with client.stream("GET", stream_url, headers={"Last-Event-ID": str(first[-1])}) as stream:
-            rest = sse(stream)
+            rest = read_stream(stream)
         assert rest[-1][0] == "complete"
         result = client.get(f"/research/{started['id']}").json()
     assert first == [1, 2]

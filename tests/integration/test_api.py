@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import threading
 import time
 from collections.abc import Iterator
@@ -22,6 +21,7 @@ from fathom_ray.session_state import SessionState
 from fathom_ray.settings import ApiSettings
 from serve.app import build_app
 from serve.sessions import SessionBusyError
+from tests.sse import read_stream
 
 pytestmark = pytest.mark.integration
 SCRIPT: list[tuple[EventType, dict[str, JsonValue]]] = [
@@ -124,27 +124,6 @@ def api() -> Iterator[Server]:
     server = Server(FakeSessions(), ApiSettings(heartbeat_s=0.3))
     yield server
     server.stop()
-
-
-def read_stream(response: httpx.Response, limit: int = 100) -> list[tuple[str, int, dict[str, Any], float]]:
-    """(event type, id, data, arrival time) for every message until the stream ends."""
-    events = []
-    fields: dict[str, str] = {}
-    for line in response.iter_lines():
-        if line.startswith(":"):
-            continue
-        if not line:
-            if fields:
-                events.append(
-                    (fields["event"], int(fields["id"]), json.loads(fields["data"]), time.monotonic())
-                )
-                fields = {}
-                if len(events) >= limit:
-                    break
-            continue
-        key, _, value = line.partition(": ")
-        fields[key] = value
-    return events
 
 
 GOAL = {"goal": "Which Python version introduced assignment expressions?", "depth": "glance"}

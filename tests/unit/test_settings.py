@@ -6,6 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from fathom_ray.errors import ConfigError
+from fathom_ray.network import NetworkMap, settings_for
 from fathom_ray.settings import load_settings
 
 
@@ -52,3 +53,15 @@ def test_bad_settings_name_the_field(
 def test_overrides_win_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FATHOM_API__PORT", "9000")
     assert load_settings(api={"port": 9100}).api.port == 9100
+
+
+def test_settings_for_the_offline_web_search_it_and_may_fetch_its_hosts() -> None:
+    base = load_settings(fetch={"allow_hosts": ["intranet.example"]})
+    offline = settings_for(base, NetworkMap.offline(8123))
+    assert offline.search.backend == "searxng"
+    assert offline.search.searxng_url == "http://search.test"
+    assert offline.fetch.allow_hosts == ("intranet.example", "*.test")
+    assert settings_for(base, NetworkMap.offline(8123), "local").search.backend == "local"
+    internet = settings_for(base, NetworkMap())
+    assert internet.search == base.search
+    assert internet.fetch.allow_hosts == ("intranet.example",)
