@@ -90,11 +90,16 @@ def run_session(
     request: ResearchRequest,
     session_id: str,
     on_events: Callable[[list[Event]], None] = lambda _: None,
+    *,
     poll_s: float = 0.5,
+    method: str = "fathom",
 ) -> tuple[Any, dict[str, Any]]:
-    """Run one session to its end, handing new events to ``on_events`` as they come."""
+    """Run one session to its end, handing new events to ``on_events`` as they come.
+
+    ``method`` "single-pass" runs the evaluation's baseline in the Session actor instead of the rounds.
+    """
     actor = session_actor().remote(engine.settings, session_id, request, engine.handles, engine.network)
-    done = actor.run.remote()
+    done = (actor.run_single_pass if method == "single-pass" else actor.run).remote()
     seen = 0
     while True:
         ready, _ = ray.wait([done], timeout=poll_s)

@@ -112,6 +112,14 @@ class JudgeService:
     ) -> Judged[answers.Report]:
         return await self._admitted("compose", lambda j: j.compose(goal, checklist, facts))
 
+    async def answer(self, question: str, pages: Sequence[ExtractedPage]) -> Judged[answers.SinglePassAnswer]:
+        return await self._admitted("answer", lambda j: j.answer(question, pages))
+
+    async def grade(
+        self, question: str, gold: str, aliases: Sequence[str], answer_text: str
+    ) -> Judged[answers.Verdict]:
+        return await self._admitted("grade", lambda j: j.grade(question, gold, aliases, answer_text))
+
 
 def judge_actor(settings: LLMSettings, gpu: bool = False, name: str | None = None) -> Any:
     """The Ray actor class: one GPU when the engine runs on CUDA, no CPU reservation otherwise."""

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -38,6 +39,7 @@ from fathom_ray.session_events import EventLog
 from fathom_ray.session_loop import ResearchSession, Services
 from fathom_ray.session_state import CANCELLED, FAILED, SessionState
 from fathom_ray.settings import Settings
+from fathom_ray.single_pass import single_pass
 
 logger = logging.getLogger(__name__)
 
@@ -154,15 +156,7 @@ class SessionService:
         await _Remote(self._handles.frontier).open(self._session_id, preset.url_pool)
         try:
             async with open_searcher(self._settings, self._network) as searcher:
-                services = Services(
-                    judge=_Judge(self._handles.judge),
-                    browser=_Browser(self._handles.browser),
-                    extractor=_Extractor(self._handles.extractor),
-                    embedder=_Remote(self._handles.embedder),
-                    memory=memory,
-                    frontier=_Remote(self._handles.frontier),
-                    search=_Search(searcher),
-                )
+                services = self._services(searcher)
                 self._loop = ResearchSession(state, self._events, services, preset, self._settings.research)
                 if self._cancel_requested:
                     self._loop.cancel()
@@ -179,6 +173,36 @@ class SessionService:
             await memory.checkpoint(state.to_json(), self._events.take_unsaved())
             raise
         return state.to_json()
+
+    def _services(self, searcher: Searcher) -> Services:
+        return Services(
+            judge=_Judge(self._handles.judge),
+            browser=_Browser(self._handles.browser),
+            extractor=_Extractor(self._handles.extractor),
+            embedder=_Remote(self._handles.embedder),
+            memory=_Remote(self._handles.memory),
+            frontier=_Remote(self._handles.frontier),
+            search=_Search(searcher),
+        )
+
+    async def run_single_pass(self) -> dict[str, Any]:
+        """The single-pass baseline on this request (for `fathom eval`): its state and stage times."""
+        state = SessionState(self._session_id, self._request)
+        started = time.monotonic()
+        async with open_searcher(self._settings, self._network) as searcher:
+            s = self._services(searcher)
+            state, stages = await single_pass(
+                state,
+                self._events,
+                judge=s.judge,  # type: ignore[arg-type]  # _Judge forwards every JudgeService method
+                browser=s.browser,
+                extractor=s.extractor,
+                frontier=s.frontier,
+                search=s.search,
+            )
+        state.elapsed_s = time.monotonic() - started
+        await _Remote(self._handles.memory).checkpoint(state.to_json(), self._events.take_unsaved())
+        return {**state.to_json(), "stages_s": stages}
 
     async def events_since(self, seq: int) -> list[Event]:
         return self._events.since(seq)

@@ -299,6 +299,81 @@ def search(
     console.print(table if results else "no results")
 
 
+@app.command("eval")
+def evaluate(  # noqa: PLR0917 (one parameter per command-line option)
+    questions: Annotated[
+        Path, typer.Argument(help="JSONL: {id, question, answer, answer_aliases, evidence_urls, hops}.")
+    ],
+    out: Annotated[Path, typer.Option(help="Where results.jsonl, summary.json and report.md go.")] = Path(
+        "fathom-eval"
+    ),
+    depth: Annotated[str, typer.Option(help="The depth preset of every session.")] = "quick",
+    web: Annotated[str, typer.Option(help="internet, or offline for the offline test web.")] = "internet",
+    method: Annotated[str, typer.Option(help="fathom, single-pass (the baseline), or both.")] = "fathom",
+    concurrency: Annotated[
+        int | None, typer.Option(min=1, help="Runs at once (default: FATHOM_API__MAX_SESSIONS).")
+    ] = None,
+    llm: Annotated[
+        list[str] | None, typer.Option(help="Override an llm setting, KEY=VALUE (repeatable), e.g. model=...")
+    ] = None,
+    verdict: Annotated[
+        bool, typer.Option(help="Also ask the judge for a correct/partial/wrong verdict.")
+    ] = True,
+    limit: Annotated[int | None, typer.Option(min=1, help="Only the first N questions.")] = None,
+    address: Annotated[
+        str | None, typer.Option(help="An existing Ray cluster (default: a local one).")
+    ] = None,
+) -> None:
+    """Score research on questions with known answers; resumable (runs already in OUT are kept)."""
+    from fathom_ray.eval_commands import run_eval, with_llm  # noqa: PLC0415
+    from fathom_ray.evaluation.questions import parse_questions  # noqa: PLC0415
+    from fathom_ray.evaluation.run import METHODS  # noqa: PLC0415
+
+    methods = list(METHODS) if method == "both" else [method]
+    if any(m not in METHODS for m in methods):
+        _fail(InvalidRequestError("--method", f"must be fathom, single-pass or both, got {method!r}"))
+    try:
+        settings = with_llm(_settings(), llm or ())
+        ResearchRequest("depth check", depth)
+        parsed, problems = parse_questions(questions.read_text(encoding="utf-8").splitlines())
+    except (FathomError, OSError, UnicodeDecodeError) as e:
+        _fail(e)
+    for problem in problems:
+        console.print(f"[yellow]{questions}: {problem}; skipped[/yellow]")
+    parsed = parsed[:limit] if limit else parsed
+    if not parsed:
+        _fail(InvalidRequestError("QUESTIONS", "holds no valid question"))
+    with contextlib.ExitStack() as stack:
+        network = _network(stack, settings, web)
+        try:
+            summary = run_eval(
+                settings_for(settings, network),
+                network,
+                parsed,
+                methods,
+                depth=depth,
+                out=out,
+                concurrency=concurrency or settings.api.max_sessions,
+                verdict=verdict,
+                address=address,
+                report=console.print,
+            )
+        except FathomError as e:
+            _fail(e)
+    table = Table(title=f"{len(parsed)} questions, depth {depth}")
+    table.add_column("metric")
+    for name in summary["methods"]:
+        table.add_column(name, justify="right")
+    first = next(iter(summary["methods"].values()))
+    for metric in first["metrics"]:
+        cells = [summary["methods"][m]["metrics"][metric] for m in summary["methods"]]
+        table.add_row(
+            metric, *("-" if c["mean"] is None else f"{c['mean']:.3f} ({c['count']})" for c in cells)
+        )
+    console.print(table)
+    console.print(f"wrote {out / 'results.jsonl'}, {out / 'summary.json'} and {out / 'report.md'}")
+
+
 def _network(stack: contextlib.ExitStack, settings: Settings, web: str) -> NetworkMap:
     """The plain internet, or the offline web started for the length of the command."""
     if web == "internet":

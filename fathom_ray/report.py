@@ -62,3 +62,19 @@ def render(
         lines += [f"{n}. <{url}>" for url, n in numbers.items() if url.startswith(("http://", "https://"))]
         lines.append("")
     return "\n".join(lines)
+
+
+def render_answer(question: str, answer: str, facts: Sequence[Fact], stop_reason: str) -> str:
+    """The single-pass baseline's report: its one answer, the claims it cited, and their sources."""
+    numbers = _source_numbers(facts)
+    lines = [f"# {safe_inline(question)}", "", "## Answer", "", safe_inline(answer) or "(no answer)", ""]
+    if facts:
+        lines += ["## Cited claims", ""]
+        lines += [f"- {safe_inline(f.claim)} [{numbers[f.source_url]}] ({f.id})" for f in facts]
+        lines.append("")
+    lines += [f"Stopped because: {stop_reason}.", ""]
+    if numbers:
+        lines += ["## Sources", ""]
+        lines += [f"{n}. <{url}>" for url, n in numbers.items() if url.startswith(("http://", "https://"))]
+        lines.append("")
+    return "\n".join(lines)

@@ -90,3 +90,23 @@ class ScriptedJudge:
     ) -> Judged[answers.Answer]:
         findings = [answers.Finding(sentence=f.claim[:500], fact_ids=[f.id]) for f in facts[:5]]
         return self._judged("compose", answers.Report(findings=findings))
+
+    async def answer(self, question: str, pages: Sequence[ExtractedPage]) -> Judged[answers.Answer]:
+        """The baseline's answer: a sentence quoted from each page, and one citation no page holds."""
+        citations = [
+            answers.Citation(claim=found.group(0), evidence=found.group(0), source=n)
+            for n, page in enumerate(pages, start=1)
+            if (found := SENTENCE.search(page.text))
+        ]
+        if pages:
+            citations.append(
+                answers.Citation(claim="Invented", evidence="Quoted from nowhere at all.", source=1)
+            )
+        text = " ".join(c.claim for c in citations[:-1]) or "The sources do not say."
+        return self._judged("answer", answers.SinglePassAnswer(answer=text, citations=citations))
+
+    async def grade(
+        self, question: str, gold: str, aliases: Sequence[str], answer_text: str
+    ) -> Judged[answers.Answer]:
+        said = any(a.casefold() in answer_text.casefold() for a in (gold, *aliases))
+        return self._judged("grade", answers.Verdict(verdict="correct" if said else "wrong"))

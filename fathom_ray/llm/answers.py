@@ -7,7 +7,7 @@ recorded as a failure.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -75,3 +75,25 @@ class Report(Answer):
     """compose: findings whose every sentence cites fact ids."""
 
     findings: list[Finding] = Field(default_factory=list, max_length=40)
+
+
+class Citation(Answer):
+    claim: Annotated[str, Field(min_length=1, max_length=400)]
+    evidence: Annotated[
+        str, Field(min_length=1, max_length=600, description="a verbatim quote from the source")
+    ]
+    source: Annotated[int, Field(ge=1, le=99, description="the number N of the source frame S<N>")]
+
+
+class SinglePassAnswer(Answer):
+    """answer (the single-pass baseline): one answer to the question from the sources, with citations."""
+
+    answer: Annotated[str, Field(max_length=1500)]
+    citations: list[Citation] = Field(default_factory=list, max_length=12)
+
+
+class Verdict(Answer):
+    """grade: how an answer compares with the gold answer."""
+
+    verdict: Literal["correct", "partial", "wrong"]
+    reason: Annotated[str, Field(max_length=300)] = ""

@@ -122,6 +122,17 @@ class Judge:
     ) -> Judged[answers.Report]:
         return await self._call("compose", prompts.compose(goal, checklist, facts), answers.Report)
 
+    async def answer(self, question: str, pages: Sequence[ExtractedPage]) -> Judged[answers.SinglePassAnswer]:
+        """The single-pass baseline's one call: the sources share one and a half pages' worth of text."""
+        messages = prompts.answer(question, pages, self._page_chars * 3 // 2)
+        return await self._call("answer", messages, answers.SinglePassAnswer)
+
+    async def grade(
+        self, question: str, gold: str, aliases: Sequence[str], answer_text: str
+    ) -> Judged[answers.Verdict]:
+        messages = prompts.grade(question, gold, aliases, answer_text, self._page_chars)
+        return await self._call("grade", messages, answers.Verdict)
+
     async def _call(self, judgement: str, messages: tuple[Message, ...], model: type[A]) -> Judged[A]:
         usage = Usage()
         failure = JudgeFailure("backend_error", "no attempt made", 0)

@@ -106,3 +106,26 @@ def compose(goal: str, checklist: Sequence[ChecklistItem], facts: Sequence[Fact]
     return _messages(
         "compose", goal=_safe_line(goal, 2000), checklist=checklist_lines(checklist), facts=fact_lines(facts)
     )
+
+
+def answer(question: str, pages: Sequence[ExtractedPage], total_chars: int) -> tuple[Message, ...]:
+    """The single-pass baseline: the question and every page as a numbered source, sharing ``total_chars``."""
+    share = max(400, total_chars // max(1, len(pages)))
+    sources = "\n\n".join(
+        frame(f"S{n}", page.url, page.title, make_safe(page.text, share).text)
+        for n, page in enumerate(pages, start=1)
+    )
+    return _messages("answer", question=_safe_line(question, 2000), sources=sources or "(no sources)")
+
+
+def grade(
+    question: str, gold: str, aliases: Sequence[str], answer_text: str, answer_chars: int
+) -> tuple[Message, ...]:
+    """Grading an answer: the answer came from web pages, so it is framed as data."""
+    return _messages(
+        "grade",
+        question=_safe_line(question, 2000),
+        gold=_safe_line(gold),
+        aliases=", ".join(_safe_line(a) for a in aliases) or "(none)",
+        answer=frame("A1", "answer", "the answer to grade", make_safe(answer_text, answer_chars).text),
+    )

@@ -16,6 +16,7 @@ SHELLS = (
     "cli.py",
     "web_commands.py",
     "ray_commands.py",
+    "eval_commands.py",
 )  # outer shells that live in the package for the console script
 
 

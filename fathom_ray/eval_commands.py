@@ -1,0 +1,124 @@
+"""`fathom eval` over Ray: one engine, sessions (or single-pass baselines) concurrently up to the cap."""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from fathom_ray.errors import ConfigError, FathomError
+from fathom_ray.evaluation.questions import EvalQuestion
+from fathom_ray.evaluation.run import evaluate
+from fathom_ray.models import EventType, ResearchRequest
+from fathom_ray.network import NetworkMap
+from fathom_ray.results import result_document
+from fathom_ray.session_state import SessionState
+from fathom_ray.settings import LLMSettings, Settings
+
+
+def with_llm(settings: Settings, pairs: Sequence[str]) -> Settings:
+    """``settings`` with ``--llm KEY=VALUE`` overrides of the llm section (checked like the environment)."""
+    update: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--llm takes KEY=VALUE, got {pair!r}")
+        update[key.strip()] = value
+    try:
+        llm = LLMSettings.model_validate({**settings.llm.model_dump(), **update})
+    except ValidationError as e:
+        problems = "; ".join(f"llm.{'.'.join(map(str, err['loc']))}: {err['msg']}" for err in e.errors())
+        raise ConfigError(f"invalid --llm: {problems}") from e
+    return settings.model_copy(update={"llm": llm})
+
+
+def run_eval(
+    settings: Settings,
+    network: NetworkMap,
+    questions: Sequence[EvalQuestion],
+    methods: Sequence[str],
+    *,
+    depth: str,
+    out: Path,
+    concurrency: int,
+    verdict: bool,
+    address: str | None,
+    report: Callable[[str], None],
+) -> dict[str, Any]:
+    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    import ray  # noqa: PLC0415 (Ray starts only for the commands that need it)
+
+    from actors.engine import start_engine  # noqa: PLC0415
+
+    if address:
+        ray.init(address=address, log_to_driver=False)
+    else:
+        ray.init(num_cpus=os.cpu_count() or 2, include_dashboard=False, log_to_driver=False)
+    try:
+        report("starting the browser pool, the judge's engine, the embedder and the stores ...")
+        engine = start_engine(settings, network)
+        return evaluate(
+            questions,
+            methods,
+            out,
+            lambda question, method: run_one(engine, question, method, depth),
+            grade=(lambda question, text: grade_one(engine, question, text)) if verdict else None,
+            concurrency=concurrency,
+            report=report,
+        )
+    except ray.exceptions.RayError as e:
+        cause = getattr(e, "cause", None) or e
+        raise FathomError(f"the evaluation failed: {str(cause).strip().splitlines()[-1]}") from e
+    finally:
+        ray.shutdown()
+
+
+def run_one(
+    engine: Any, question: EvalQuestion, method: str, depth: str
+) -> tuple[dict[str, Any], dict[str, float]]:
+    """One session (or baseline) for ``question``: its result.json document and seconds per stage."""
+    from actors.engine import run_session  # noqa: PLC0415
+
+    timeline: list[tuple[float, EventType]] = []
+    started = time.monotonic()
+    _, state = run_session(
+        engine,
+        ResearchRequest(question.question, depth),
+        f"e-{uuid.uuid4().hex[:12]}",
+        lambda events: timeline.extend((time.monotonic(), e.type) for e in events),
+        method=method,
+    )
+    ended = time.monotonic()
+    stages = state.pop("stages_s", None) or session_stages(timeline, started, ended)
+    return result_document(SessionState.from_json(state), ended - started), stages
+
+
+def grade_one(engine: Any, question: EvalQuestion, answer_text: str) -> str | None:
+    import ray  # noqa: PLC0415
+
+    judged = ray.get(
+        engine.handles.judge.grade.remote(
+            question.question, question.answer, question.answer_aliases, answer_text
+        )
+    )
+    return judged.answer.verdict if judged.answer is not None else None
+
+
+def session_stages(
+    timeline: Sequence[tuple[float, EventType]], started: float, ended: float
+) -> dict[str, float]:
+    """A session's time split at its first fetch and at composing: plan and search, rounds, compose."""
+    first_fetch = next((t for t, kind in timeline if kind is EventType.FETCHING), None)
+    composing = next((t for t, kind in timeline if kind is EventType.COMPOSING), ended)
+    rounds_from = first_fetch if first_fetch is not None else composing
+    return {
+        "plan and search": max(0.0, rounds_from - started),
+        "rounds": max(0.0, composing - rounds_from),
+        "compose": max(0.0, ended - composing),
+    }

@@ -1,0 +1,119 @@
+"""Scores of one finished run, recomputed from its result.json document alone.
+
+Independent of the session's own checks: a fact is faithful when its evidence,
+normalised here, occurs in the extracted text of the page it cites, as the
+document records that text.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from fathom_ray.evaluation.questions import EvalQuestion
+from fathom_ray.urls import canonicalize
+
+_QUOTES = str.maketrans(
+    {"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-"}
+)
+_NOT_WORD = re.compile(r"[^\w]+")
+_ARTICLES = {"a", "an", "the"}
+
+
+def normalise_text(text: str) -> str:
+    """Unicode-composed, case-folded, straight quotes, single spaces."""
+    return " ".join(unicodedata.normalize("NFKC", text).translate(_QUOTES).casefold().split())
+
+
+def normalise_answer(text: str) -> str:
+    """Words only: punctuation becomes space, articles go (SQuAD-style answer normalisation)."""
+    words = _NOT_WORD.sub(" ", normalise_text(text).replace("_", " ")).split()
+    return " ".join(w for w in words if w not in _ARTICLES)
+
+
+def answer_match(text: str, answer: str, aliases: Iterable[str] = ()) -> bool:
+    """Whether the gold answer or an alias occurs in ``text`` as whole words, after normalisation."""
+    haystack = f" {normalise_answer(text)} "
+    return any((needle := normalise_answer(a)) and f" {needle} " in haystack for a in (answer, *aliases))
+
+
+def fetched_urls(document: Mapping[str, Any]) -> set[str]:
+    """Canonical URLs of the pages the run fetched (the requested URL and where it ended)."""
+    urls: set[str] = set()
+    for page in document.get("pages", []):
+        if page.get("status") == "ok":
+            urls.update(_canonical(u) for u in (page.get("url"), page.get("final_url")) if u)
+    return urls
+
+
+def evidence_recall(evidence_urls: Sequence[str], document: Mapping[str, Any]) -> float | None:
+    """Share of the evidence pages the run fetched; None when the question names none."""
+    if not evidence_urls:
+        return None
+    fetched = fetched_urls(document)
+    return sum(_canonical(u) in fetched for u in evidence_urls) / len(evidence_urls)
+
+
+def citation_faithfulness(document: Mapping[str, Any]) -> float | None:
+    """Share of the facts whose evidence occurs in the text of the page they cite; None without facts."""
+    facts = document.get("facts", [])
+    if not facts:
+        return None
+    texts: dict[str, str] = {}
+    for page in document.get("pages", []):
+        text = normalise_text(page.get("text") or "")
+        for url in (page.get("url"), page.get("final_url")):
+            if url:
+                texts[_canonical(url)] = f"{texts.get(_canonical(url), '')} {text}"
+    faithful = 0
+    for fact in facts:
+        evidence = normalise_text(fact.get("evidence") or "")
+        page_text = texts.get(_canonical(fact.get("source_url") or ""), "")
+        faithful += bool(evidence) and evidence in page_text
+    return faithful / len(facts)
+
+
+def answer_text(document: Mapping[str, Any]) -> str:
+    """What the run answered: its report and the claims of its facts."""
+    claims = " ".join(str(f.get("claim", "")) for f in document.get("facts", []))
+    return f"{document.get('report_markdown', '')}\n{claims}"
+
+
+def score(
+    question: EvalQuestion,
+    method: str,
+    document: Mapping[str, Any],
+    stages_s: Mapping[str, float],
+    verdict: str | None = None,
+) -> dict[str, Any]:
+    """One results.jsonl row."""
+    usage = document.get("usage", {})
+    return {
+        "id": question.id,
+        "method": method,
+        "question": question.question,
+        "hops": question.hops,
+        "status": document.get("status", "error"),
+        "stop_reason": document.get("stop_reason", ""),
+        "evidence_recall": evidence_recall(question.evidence_urls, document),
+        "citation_faithfulness": citation_faithfulness(document),
+        "facts": len(document.get("facts", [])),
+        "answer_match": answer_match(answer_text(document), question.answer, question.answer_aliases),
+        "llm_verdict": verdict,
+        "pages_fetched": usage.get("pages_fetched", 0),
+        "llm_calls": usage.get("llm_calls", 0),
+        "tokens": usage.get("tokens_in", 0) + usage.get("tokens_out", 0),
+        "cost_usd": usage.get("cost_usd"),
+        "wall_s": usage.get("wall_s", 0.0),
+        "stages_s": {k: round(v, 2) for k, v in stages_s.items()},
+        "error": document.get("error", ""),
+    }
+
+
+def _canonical(url: str) -> str:
+    try:
+        return canonicalize(url)
+    except ValueError:
+        return url

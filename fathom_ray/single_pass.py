@@ -1,0 +1,101 @@
+"""The single-pass baseline: search the question, fetch the top pages up to the page budget, one answer.
+
+What a simple research pipeline does, on the same budget, for `fathom eval` to compare against: no
+checklist, no rounds, no links followed, and its cited claims are kept as the model wrote them (the
+evaluation checks them against the pages, as it checks the engine's).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from typing import Protocol
+
+from fathom_ray import report
+from fathom_ray.errors import SearchError
+from fathom_ray.ledger import FactLedger
+from fathom_ray.llm import answers
+from fathom_ray.llm.judge import Judged
+from fathom_ray.models import EventType, ExtractedPage, Fact, JsonValue
+from fathom_ray.session_events import EventLog
+from fathom_ray.session_loop import BrowserCalls, ExtractorCalls, FrontierCalls, SearchCalls
+from fathom_ray.session_state import COMPLETE, PageRecord, SessionState
+from fathom_ray.urls import canonicalize
+
+STOP_REASON = "single pass"
+
+
+class AnswerCalls(Protocol):
+    async def answer(
+        self, question: str, pages: Sequence[ExtractedPage]
+    ) -> Judged[answers.SinglePassAnswer]: ...
+
+
+async def single_pass(
+    state: SessionState,
+    events: EventLog,
+    *,
+    judge: AnswerCalls,
+    browser: BrowserCalls,
+    extractor: ExtractorCalls,
+    frontier: FrontierCalls,
+    search: SearchCalls,
+    results_per_query: int = 8,
+) -> tuple[SessionState, dict[str, float]]:
+    """Run the baseline for ``state.request``; the finished state and the seconds spent per stage."""
+    stages: dict[str, float] = {}
+    question, limit = state.request.goal, state.request.page_limit
+    started = time.monotonic()
+    events.emit(EventType.SEARCHING, {"queries": [question]})
+    state.queries_done.append(question)
+    try:
+        results = await search.search([question], max(results_per_query, limit))
+    except SearchError as e:
+        results = []
+        events.emit(EventType.FETCH_FAILED, {"url": "", "reason": f"search: {e}"})
+    urls = list(dict.fromkeys([*state.request.seeds, *(canonicalize(r.url) for r in results)]))[:limit]
+    stages["search"] = time.monotonic() - started
+
+    started = time.monotonic()
+    events.emit(EventType.FETCHING, {"count": len(urls), "urls": list[JsonValue](urls)})
+    parts = (browser, extractor, frontier)
+    fetched = await asyncio.gather(*(_fetch(url, state, events, parts) for url in urls))
+    pages = [page for page in fetched if page is not None]
+    stages["fetch"] = time.monotonic() - started
+
+    started = time.monotonic()
+    events.emit(EventType.COMPOSING, {"facts": 0})
+    judged = await judge.answer(question, pages)
+    state.usage += judged.usage
+    reply = judged.answer or answers.SinglePassAnswer(answer="")
+    facts = [
+        Fact(f"F{n}", c.claim, c.evidence, pages[c.source - 1].url, confidence=1.0)
+        for n, c in enumerate((c for c in reply.citations if c.source <= len(pages)), start=1)
+    ]
+    state.ledger = FactLedger(facts)
+    state.stop_reason = STOP_REASON if judged.ok else f"{STOP_REASON}: answer failed ({judged.failure})"
+    state.report_markdown = report.render_answer(question, reply.answer, facts, state.stop_reason)
+    state.status = COMPLETE
+    stages["answer"] = time.monotonic() - started
+    events.emit(EventType.COMPLETE, {"facts": len(facts), "pages": state.pages_fetched})
+    return state, stages
+
+
+async def _fetch(
+    url: str,
+    state: SessionState,
+    events: EventLog,
+    actors: tuple[BrowserCalls, ExtractorCalls, FrontierCalls],
+) -> ExtractedPage | None:
+    browser, extractor, frontier = actors
+    await asyncio.sleep(await frontier.reserve(url))  # the same per-host politeness as a session
+    result = await browser.fetch(url)
+    if not result.ok:
+        state.failures += 1
+        events.emit(EventType.FETCH_FAILED, {"url": url, "reason": f"{result.status.value}: {result.error}"})
+        return None
+    page = await extractor.extract(result)
+    page = ExtractedPage(url, page.title, page.text, page.links, page.metadata, page.method)
+    state.pages.append(PageRecord(url, result.final_url or url, "ok", page.title, page.text))
+    return page

@@ -1,0 +1,53 @@
+"""The development question set: valid, multi-hop, and every evidence quote is on its page as served."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+
+from fathom_ray.evaluation.questions import parse_questions
+from fathom_ray.extraction import extract_main_text
+
+if TYPE_CHECKING:
+    from fathom_ray.testweb.server import TestWeb
+
+pytestmark = pytest.mark.integration
+FILE = Path(__file__).resolve().parents[1] / "data" / "dev_questions.jsonl"
+LINES = FILE.read_text(encoding="utf-8").splitlines()
+
+
+def test_the_set_is_valid_and_multi_hop() -> None:
+    questions, problems = parse_questions(LINES)
+    assert problems == []
+    assert len(questions) >= 15
+    assert all(2 <= q.hops == len(q.evidence_urls) <= 4 for q in questions)
+    sites = [{urlsplit(u).hostname for u in q.evidence_urls} for q in questions]
+    assert sum(len(s) >= 2 for s in sites) >= len(questions) // 2  # many cross two of the three sites
+    assert set().union(*sites) == {"docs.python.test", "www.postgresql.test", "www.sqlite.test"}
+
+
+def test_every_quote_occurs_in_its_page_as_served(testweb: TestWeb) -> None:
+    served: dict[str, str] = {}
+    with httpx.Client(timeout=30) as client:
+        for line in LINES:
+            item = json.loads(line)
+            assert {e["url"] for e in item["evidence"]} == set(item["evidence_urls"])
+            for evidence in item["evidence"]:
+                url = evidence["url"]
+                if url not in served:
+                    parts = urlsplit(url)
+                    answer = client.get(
+                        f"http://127.0.0.1:{testweb.port}{parts.path}", headers={"Host": parts.hostname or ""}
+                    )
+                    assert answer.status_code == 200, url
+                    served[url] = " ".join(extract_main_text(answer.text, url).text.split())
+                assert " ".join(evidence["quote"].split()) in served[url], (
+                    item["id"],
+                    url,
+                    evidence["quote"],
+                )
