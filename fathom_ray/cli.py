@@ -339,7 +339,7 @@ def evaluate(  # noqa: PLR0917 (one parameter per command-line option)
     except (FathomError, OSError, UnicodeDecodeError) as e:
         _fail(e)
     for problem in problems:
-        console.print(f"[yellow]{questions}: {problem}; skipped[/yellow]")
+        console.print(f"{questions}: {problem}; skipped", style="yellow", markup=False, soft_wrap=True)
     parsed = parsed[:limit] if limit else parsed
     if not parsed:
         _fail(InvalidRequestError("QUESTIONS", "holds no valid question"))
@@ -356,7 +356,7 @@ def evaluate(  # noqa: PLR0917 (one parameter per command-line option)
                 concurrency=concurrency or settings.api.max_sessions,
                 verdict=verdict,
                 address=address,
-                report=console.print,
+                report=lambda line: console.print(line, markup=False, soft_wrap=True),
             )
         except FathomError as e:
             _fail(e)

@@ -74,7 +74,10 @@ async def single_pass(
         for n, c in enumerate((c for c in reply.citations if c.source <= len(pages)), start=1)
     ]
     state.ledger = FactLedger(facts)
-    state.stop_reason = STOP_REASON if judged.ok else f"{STOP_REASON}: answer failed ({judged.failure})"
+    failure = judged.failure
+    state.stop_reason = (
+        f"{STOP_REASON}, no answer ({failure.kind}: {failure.detail})" if failure is not None else STOP_REASON
+    )
     state.report_markdown = report.render_answer(question, reply.answer, facts, state.stop_reason)
     state.status = COMPLETE
     stages["answer"] = time.monotonic() - started

@@ -77,7 +77,7 @@ def evaluate(
             with results.open("a", encoding="utf-8") as handle:
                 handle.write(json.dumps(row, ensure_ascii=False) + "\n")
             report(
-                f"{question.id} [{method}]: {row['status']}, evidence recall {_fmt(row['evidence_recall'])}, "
+                f"{question.id} ({method}): {row['status']}, evidence recall {_fmt(row['evidence_recall'])}, "
                 f"citations {_fmt(row['citation_faithfulness'])}, "
                 f"answer {'matched' if row['answer_match'] else 'missed'}"
             )

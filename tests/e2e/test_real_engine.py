@@ -53,3 +53,30 @@ def test_quick_research_on_the_offline_web(tmp_path: Path) -> None:
     for fact in result["facts"]:
         assert evidence_in(fact["evidence"], texts[fact["source_url"]])
     assert (out / "report.md").read_text().startswith("# Which Python version")
+
+
+def test_eval_both_methods_with_the_real_engine(tmp_path: Path) -> None:
+    """`fathom eval` as a new user runs it, on one dev question and one broken line."""
+    fathom = Path(sys.executable).with_name("fathom")
+    dev = Path(__file__).resolve().parents[1] / "data" / "dev_questions.jsonl"
+    questions = tmp_path / "questions.jsonl"
+    questions.write_text(dev.read_text().splitlines()[0] + "\n{broken\n")
+    env = {**os.environ, "FATHOM_DATA_DIR": str(tmp_path / "data"), "FATHOM_FETCH__MIN_HOST_DELAY_S": "0.2"}
+    out = tmp_path / "ev"
+    command = [str(fathom), "eval", str(questions), "--web", "offline", "--depth", "glance"]
+    command += ["--method", "both", "--out", str(out), "--llm", "max_tokens=384"]
+    run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900, check=False)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert "line 2: not JSON" in run.stdout
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert sorted(r["method"] for r in rows) == ["fathom", "single-pass"]
+    summary = json.loads((out / "summary.json").read_text())
+    for row in rows:
+        assert row["status"] == "complete"
+        assert row["pages_fetched"] <= PRESETS["glance"].max_pages
+        assert row["llm_calls"] >= 1
+        metrics = summary["methods"][row["method"]]["metrics"]
+        assert metrics["pages_fetched"]["mean"] == row["pages_fetched"]
+        assert metrics["answer_match"]["mean"] == float(row["answer_match"])
+    assert (out / "report.md").read_text().startswith("# fathom eval")
+    assert (out / "plot_stages.png").exists()

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -62,3 +63,28 @@ def test_research_rejects_bad_input_before_starting_anything(arguments: list[str
     result = runner.invoke(app, ["research", *arguments])
     assert result.exit_code == 2
     assert message in result.output
+
+
+@pytest.mark.parametrize(
+    ("args", "lines", "message"),
+    [
+        (["--method", "three-pass"], ['{"id": 1, "question": "Which version?", "answer": "3"}'], "--method"),
+        (["--llm", "max_tokens"], ['{"id": 1, "question": "Which version?", "answer": "3"}'], "KEY=VALUE"),
+        (
+            ["--llm", "max_tokens=-3"],
+            ['{"id": 1, "question": "Which version?", "answer": "3"}'],
+            "max_tokens",
+        ),
+        (["--depth", "bottomless"], ['{"id": 1, "question": "Which version?", "answer": "3"}'], "bottomless"),
+        ([], ["{broken", '{"id": 2}'], "holds no valid question"),
+    ],
+)
+def test_eval_rejects_bad_input_before_starting_anything(
+    tmp_path: Path, args: list[str], lines: list[str], message: str
+) -> None:
+    questions = tmp_path / "q.jsonl"
+    questions.write_text("\n".join(lines) + "\n")
+    result = runner.invoke(app, ["eval", str(questions), "--out", str(tmp_path / "ev"), *args])
+    assert result.exit_code != 0
+    assert message in result.output
+    assert not (tmp_path / "ev").exists()

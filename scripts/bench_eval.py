@@ -1,0 +1,102 @@
+"""The dev question set through `fathom eval`, both methods in one run, into docs/benchmarks.md.
+
+The single-pass baseline is measured in the same run on the same budget; the table gives each
+metric for both methods and fathom-ray's ratio to the baseline.
+
+    .venv/bin/python scripts/bench_eval.py [--depth quick] [--llm KEY=VALUE ...]
+    .venv/bin/python scripts/bench_eval.py --from DIR   # the tables of an eval already run into DIR
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from bench_report import table, write_section
+
+ROOT = Path(__file__).resolve().parents[1]
+DEV = ROOT / "tests" / "data" / "dev_questions.jsonl"
+CAVEAT = (
+    "With the CPU default model (SmolLM2-135M, a plumbing check) these numbers say that the harness "
+    "works, not how well fathom-ray researches: a 135M model rarely quotes evidence verbatim, so few "
+    "facts survive the ledger, and its answers and LLM verdicts are close to noise (it grades even "
+    "an empty answer 'correct' - which is why the verdict is kept apart from answer_match). Quality "
+    "is measured with the same command and `--llm` pointing at a real model, e.g. "
+    "`--llm backend=openai --llm base_url=http://gpu-box:8000/v1 --llm model=Qwen/Qwen3-8B`."
+)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--from", dest="source", type=Path, help="an eval output folder to report on")
+    parser.add_argument("--depth", default="quick")
+    parser.add_argument("--llm", action="append", default=[])
+    args = parser.parse_args()
+    out = args.source
+    if out is None:
+        out = Path(tempfile.mkdtemp(prefix="fathom-bench-eval-"))
+        command = [str(Path(sys.executable).with_name("fathom")), "eval", str(DEV), "--web", "offline"]
+        command += ["--depth", args.depth, "--method", "both", "--out", str(out)]
+        command += [item for pair in args.llm for item in ("--llm", pair)]
+        subprocess.run(command, check=True)
+    summary = json.loads((out / "summary.json").read_text())
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines() if line.strip()]
+    first_run = next((out / "runs" / "fathom").glob("*.json"))
+    depth = json.loads(first_run.read_text()).get("depth", args.depth)
+    write_section(
+        "eval",
+        "Evaluation: the dev question set, fathom-ray beside a single-pass baseline",
+        "python scripts/bench_eval.py",
+        _body(summary, rows, depth),
+    )
+
+
+def _body(summary: dict[str, Any], rows: list[dict[str, Any]], depth: str) -> str:
+    fathom, single = summary["methods"]["fathom"], summary["methods"]["single-pass"]
+    lines = []
+    for name in fathom["metrics"]:
+        ours, base = fathom["metrics"][name], single["metrics"][name]
+        ratio = "-" if not ours["mean"] or not base["mean"] else f"{ours['mean'] / base['mean']:.2f}"
+        lines.append([name, _cell(base), _cell(ours), ratio])
+    walls = {m: sum(r["wall_s"] for r in rows if r["method"] == m) for m in ("fathom", "single-pass")}
+    verdicts = {m: summary["methods"][m]["llm_verdicts"] for m in ("fathom", "single-pass")}
+    return "\n".join(
+        [
+            f"{summary['questions']} multi-hop questions of `tests/data/dev_questions.jsonl` over the "
+            f"offline web, depth {depth}, both methods with the same page budget, in one run "
+            f"(`fathom eval tests/data/dev_questions.jsonl --web offline --depth {depth} --method both`).",
+            "",
+            table(
+                ["metric (mean, count)", "single-pass (baseline)", "fathom-ray", "ratio to baseline"], lines
+            ),
+            "",
+            f"Completed runs: fathom-ray {fathom['completed']}/{fathom['questions']}, single-pass "
+            f"{single['completed']}/{single['questions']}. Stop reasons: fathom-ray "
+            f"{fathom['stop_reasons']}; single-pass {_short(single['stop_reasons'])}. "
+            f"LLM verdicts: {verdicts}. Summed run time: "
+            f"fathom-ray {walls['fathom']:.0f} s, single-pass {walls['single-pass']:.0f} s.",
+            "",
+            CAVEAT,
+        ]
+    )
+
+
+def _cell(metric: dict[str, Any]) -> str:
+    return "-" if metric["mean"] is None else f"{metric['mean']:.3f} ({metric['count']})"
+
+
+def _short(reasons: dict[str, int]) -> dict[str, int]:
+    short: dict[str, int] = {}
+    for reason, count in reasons.items():
+        key = reason.split(" (")[0]
+        short[key] = short.get(key, 0) + count
+    return short
+
+
+if __name__ == "__main__":
+    main()
