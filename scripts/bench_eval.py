@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -19,7 +20,10 @@ from typing import Any
 
 from bench_report import table, write_section
 
+from fathom_ray.evaluation.report import PLOTS
+
 ROOT = Path(__file__).resolve().parents[1]
+KEPT = ROOT / "docs" / "eval"  # the run's results.jsonl, summary.json, report.md and plots
 DEV = ROOT / "tests" / "data" / "dev_questions.jsonl"
 CAVEAT = (
     "With the CPU default model (SmolLM2-135M, a plumbing check) these numbers say that the harness "
@@ -48,6 +52,9 @@ def main() -> None:
     rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines() if line.strip()]
     first_run = next((out / "runs" / "fathom").glob("*.json"))
     depth = json.loads(first_run.read_text()).get("depth", args.depth)
+    KEPT.mkdir(parents=True, exist_ok=True)
+    for name in ("results.jsonl", "summary.json", "report.md", *PLOTS.values()):
+        shutil.copyfile(out / name, KEPT / name)
     write_section(
         "eval",
         "Evaluation: the dev question set, fathom-ray beside a single-pass baseline",
@@ -69,7 +76,8 @@ def _body(summary: dict[str, Any], rows: list[dict[str, Any]], depth: str) -> st
         [
             f"{summary['questions']} multi-hop questions of `tests/data/dev_questions.jsonl` over the "
             f"offline web, depth {depth}, both methods with the same page budget, in one run "
-            f"(`fathom eval tests/data/dev_questions.jsonl --web offline --depth {depth} --method both`).",
+            f"(`fathom eval tests/data/dev_questions.jsonl --web offline --depth {depth} --method both`). "
+            "The run's rows, summary, report and plots are in [docs/eval/](eval/report.md).",
             "",
             table(
                 ["metric (mean, count)", "single-pass (baseline)", "fathom-ray", "ratio to baseline"], lines
@@ -81,9 +89,24 @@ def _body(summary: dict[str, Any], rows: list[dict[str, Any]], depth: str) -> st
             f"LLM verdicts: {verdicts}. Summed run time: "
             f"fathom-ray {walls['fathom']:.0f} s, single-pass {walls['single-pass']:.0f} s.",
             "",
+            *_recall_note(fathom, single),
             CAVEAT,
         ]
     )
+
+
+def _recall_note(fathom: dict[str, Any], single: dict[str, Any]) -> list[str]:
+    ours, base = fathom["metrics"]["evidence_recall"]["mean"], single["metrics"]["evidence_recall"]["mean"]
+    if ours is None or base is None or ours >= base:
+        return []
+    return [
+        "fathom-ray fetched fewer evidence pages than the baseline. The checklists in the runs' "
+        "result.json (`DIR/runs/fathom/`) say why: the 135M model writes checklist questions such as "
+        "'1.1.1.1...', those are searched too, and the rounds sample the pool by similarity to the goal "
+        "and to those questions, while the baseline fetches the search engine's top pages for the "
+        "question itself. A model that writes real checklists is the precondition for the rounds to help.",
+        "",
+    ]
 
 
 def _cell(metric: dict[str, Any]) -> str:
