@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import signal
 import time
 from importlib.metadata import version
 from pathlib import Path
@@ -168,6 +169,7 @@ def serve_api(
     settings = _settings()
     if port is not None:
         settings = settings.model_copy(update={"api": settings.api.model_copy(update={"port": port})})
+    _stop_on(signal.SIGINT)
     with contextlib.ExitStack() as stack:
         network = _network(stack, settings, web)
         try:
@@ -198,6 +200,13 @@ def mcp_server(
         _fail(InvalidRequestError("--transport", "must be stdio or streamable-http"))
 
 
+def _stop_on(*signals: signal.Signals) -> None:
+    """Let these signals stop a command that serves until Ctrl-C, even if it was started with them
+    ignored (a background job, or a parent that ignores Ctrl-C, passes SIGINT on as ignored)."""
+    for number in signals:
+        signal.signal(number, signal.default_int_handler)
+
+
 def _settings() -> Settings:
     try:
         return load_settings()
@@ -225,6 +234,7 @@ def serve_testweb(
     console.print(f"try: curl -H 'Host: www.sqlite.test' http://127.0.0.1:{web.port}/wal.html")
     console.print(f"     curl -H 'Host: search.test' 'http://127.0.0.1:{web.port}/search?q=wal&format=json'")
     console.print(f'Chromium: --host-resolver-rules="{NetworkMap.offline(web.port).chromium_rules()}"')
+    _stop_on(signal.SIGINT, signal.SIGTERM)
     try:
         while True:
             time.sleep(3600)

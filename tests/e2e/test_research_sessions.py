@@ -127,9 +127,7 @@ def test_a_second_session_is_offered_the_first_sessions_sources(scripted_engine:
     qualities = ray.get(engine.handles.memory.domain_qualities.remote(sorted(productive)))
     assert productive
     assert all(q > 0.5 for q in qualities.values())  # better than an unknown domain's 0.5
-    _, events = session(
-        engine, ResearchRequest("Who wrote the PEP for assignment expressions?", depth="quick")
-    )
+    _, events = session(engine, ResearchRequest(GOAL, depth="quick"))  # the same topic: pages it remembers
     memory = [e for e in events if e.type is EventType.MEMORY_SOURCES]
     assert memory
     sources: list[Any] = [s for e in memory for s in e.data["sources"]]  # type: ignore[union-attr]

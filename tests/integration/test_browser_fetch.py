@@ -143,7 +143,7 @@ async def test_crashed_browser_is_relaunched(offline_network: NetworkMap, offlin
 def remote_chromium() -> Iterator[str]:
     """A Chromium we start ourselves with a debugging port: a Browserless-style CDP endpoint."""
     port = free_port()
-    with tempfile.TemporaryDirectory() as profile:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as profile:  # Chromium's helpers may lag
         process = subprocess.Popen(
             [
                 "/usr/bin/chromium",

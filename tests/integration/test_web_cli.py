@@ -58,9 +58,10 @@ def test_bad_input_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPa
 def test_testweb_serves_until_interrupted(tmp_path: Path) -> None:
     env = {**os.environ, "FATHOM_DATA_DIR": str(Path(__file__).resolve().parents[2] / ".cache" / "cli")}
     fathom = Path(sys.executable).with_name("fathom")
-    process = subprocess.Popen(
-        [str(fathom), "testweb", "--port", "0"], stdout=subprocess.PIPE, text=True, env=env
-    )
+    # Started with SIGINT ignored, as a background job is (and as a parent that ignores Ctrl-C passes it on):
+    # Ctrl-C must stop it all the same.
+    command = f"trap '' INT; exec {fathom} testweb --port 0"
+    process = subprocess.Popen(["/bin/sh", "-c", command], stdout=subprocess.PIPE, text=True, env=env)
     try:
         assert process.stdout is not None
         port = None
@@ -81,6 +82,7 @@ def test_testweb_serves_until_interrupted(tmp_path: Path) -> None:
             )  # generous: CI runs this beside busy Ray tests on 2 cores
         except subprocess.TimeoutExpired:
             process.kill()
+            process.wait(timeout=10)
             code = None
         said = process.stdout.read() if process.stdout is not None else ""
         if process.stdout is not None:
