@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -16,6 +15,7 @@ from fathom_ray.evaluation.questions import EvalQuestion
 from fathom_ray.evaluation.run import evaluate
 from fathom_ray.models import EventType, ResearchRequest
 from fathom_ray.network import NetworkMap
+from fathom_ray.ray_commands import start_ray
 from fathom_ray.results import result_document
 from fathom_ray.session_state import SessionState
 from fathom_ray.settings import LLMSettings, Settings
@@ -50,16 +50,11 @@ def run_eval(
     address: str | None,
     report: Callable[[str], None],
 ) -> dict[str, Any]:
-    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    start_ray(address)
     import ray  # noqa: PLC0415 (Ray starts only for the commands that need it)
 
     from actors.engine import start_engine  # noqa: PLC0415
 
-    if address:
-        ray.init(address=address, log_to_driver=False)
-    else:
-        ray.init(num_cpus=os.cpu_count() or 2, include_dashboard=False, log_to_driver=False)
     try:
         report("starting the browser pool, the judge's engine, the embedder and the stores ...")
         engine = start_engine(settings, network)

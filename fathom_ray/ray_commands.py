@@ -22,7 +22,8 @@ from fathom_ray.session_state import SessionState
 from fathom_ray.settings import Settings
 
 
-def _start_ray(address: str | None) -> None:
+def start_ray(address: str | None) -> None:
+    """Join the Ray cluster at ``address``, or start a local one on every CPU."""
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     import ray  # noqa: PLC0415 (Ray starts only for the commands that need it)
@@ -35,7 +36,7 @@ def _start_ray(address: str | None) -> None:
 
 def serve_forever(settings: Settings, network: NetworkMap, address: str | None, console: Console) -> None:
     """Start the engine and the HTTP API, and serve until interrupted."""
-    _start_ray(address)
+    start_ray(address)
     import ray  # noqa: PLC0415
 
     from actors.engine import start_engine  # noqa: PLC0415
@@ -59,17 +60,12 @@ def serve_forever(settings: Settings, network: NetworkMap, address: str | None, 
 def run_research(
     settings: Settings, network: NetworkMap, request: ResearchRequest, address: str | None, console: Console
 ) -> dict[str, Any]:
-    os.environ.setdefault("RAY_AUTH_MODE", "disabled")
-    os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
+    started = time.monotonic()
+    start_ray(address)
     import ray  # noqa: PLC0415 (Ray starts only for the commands that need it)
 
     from actors.engine import run_session, start_engine  # noqa: PLC0415
 
-    started = time.monotonic()
-    if address:
-        ray.init(address=address, log_to_driver=False)
-    else:
-        ray.init(num_cpus=os.cpu_count() or 2, include_dashboard=False, log_to_driver=False)
     try:
         console.print("starting the browser pool, the judge's engine, the embedder and the stores ...")
         engine = start_engine(settings, network)

@@ -21,7 +21,6 @@ from fathom_ray.models import EventType, ExtractedPage, Fact, JsonValue
 from fathom_ray.session_events import EventLog
 from fathom_ray.session_loop import BrowserCalls, ExtractorCalls, FrontierCalls, SearchCalls
 from fathom_ray.session_state import COMPLETE, PageRecord, SessionState
-from fathom_ray.urls import canonicalize
 
 STOP_REASON = "single pass"
 
@@ -54,7 +53,7 @@ async def single_pass(
     except SearchError as e:
         results = []
         events.emit(EventType.FETCH_FAILED, {"url": "", "reason": f"search: {e}"})
-    urls = list(dict.fromkeys([*state.request.seeds, *(canonicalize(r.url) for r in results)]))[:limit]
+    urls = list(dict.fromkeys([*state.request.seeds, *(r.url for r in results)]))[:limit]  # canonical
     stages["search"] = time.monotonic() - started
 
     started = time.monotonic()

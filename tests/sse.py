@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from typing import Any
@@ -28,3 +29,24 @@ def read_stream(response: httpx.Response, limit: int = 100) -> list[tuple[str, i
         key, _, value = line.partition(": ")
         fields[key] = value
     return events
+
+
+async def concurrent_stream_outcomes(
+    base_url: str, body: dict[str, Any], clients: int, *, client_timeout_s: float, timeout_s: float
+) -> list[str]:
+    """``clients`` streaming POSTs at once; each one's last event type, or its status code if not 200."""
+
+    async def one() -> str:
+        async with (
+            httpx.AsyncClient(base_url=base_url, timeout=client_timeout_s) as http,
+            http.stream("POST", "/research", json=body, headers={"Accept": "text/event-stream"}) as stream,
+        ):
+            if stream.status_code != 200:
+                return str(stream.status_code)
+            last = ""
+            async for line in stream.aiter_lines():
+                if line.startswith("event: "):
+                    last = line.removeprefix("event: ")
+            return last
+
+    return await asyncio.wait_for(asyncio.gather(*(one() for _ in range(clients))), timeout=timeout_s)

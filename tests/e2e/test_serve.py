@@ -24,7 +24,7 @@ from schemathesis.core.result import Ok
 from actors.engine import Engine
 from serve.deployment import api_application, run_api, shutdown
 from tests.net import free_port, wait_until_healthy
-from tests.sse import read_stream
+from tests.sse import concurrent_stream_outcomes, read_stream
 
 pytestmark = [pytest.mark.e2e]
 GOAL = {"goal": "Which Python version introduced assignment expressions?", "depth": "glance"}
@@ -145,23 +145,9 @@ def test_auth_on_and_off_through_serve(api_url: str) -> None:
 
 
 def test_twenty_concurrent_clients_through_serve_get_a_whole_stream_or_429(api_url: str) -> None:
-    async def one_client() -> str:
-        async with (
-            httpx.AsyncClient(base_url=api_url, timeout=120) as http,
-            http.stream("POST", "/research", json=GOAL, headers={"Accept": "text/event-stream"}) as stream,
-        ):
-            if stream.status_code != 200:
-                return str(stream.status_code)
-            last = ""
-            async for line in stream.aiter_lines():
-                if line.startswith("event: "):
-                    last = line.removeprefix("event: ")
-            return last
-
-    async def run() -> list[str]:
-        return await asyncio.wait_for(asyncio.gather(*(one_client() for _ in range(20))), timeout=300)
-
-    outcomes = asyncio.run(run())
+    outcomes = asyncio.run(
+        concurrent_stream_outcomes(api_url, GOAL, clients=20, client_timeout_s=120, timeout_s=300)
+    )
     assert set(outcomes) <= {"complete", "429"}, outcomes
     assert 1 <= outcomes.count("complete") <= 2  # the cap of 2
 

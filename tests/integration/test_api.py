@@ -21,7 +21,7 @@ from fathom_ray.session_state import SessionState
 from fathom_ray.settings import ApiSettings
 from serve.app import build_app
 from serve.sessions import SessionBusyError
-from tests.sse import read_stream
+from tests.sse import concurrent_stream_outcomes, read_stream
 
 pytestmark = pytest.mark.integration
 SCRIPT: list[tuple[EventType, dict[str, JsonValue]]] = [
@@ -231,23 +231,8 @@ def test_unknown_sessions_are_404(api: Server) -> None:
 
 
 def test_twenty_concurrent_clients_get_a_whole_stream_or_429(api: Server) -> None:
-    async def client() -> str:
-        async with (
-            httpx.AsyncClient(base_url=api.url, timeout=30) as http,
-            http.stream("POST", "/research", json=GOAL, headers={"Accept": "text/event-stream"}) as stream,
-        ):
-            if stream.status_code == 429:
-                return "429"
-            assert stream.status_code == 200
-            last = ""
-            async for line in stream.aiter_lines():
-                if line.startswith("event: "):
-                    last = line.removeprefix("event: ")
-            return last
-
-    async def run() -> list[str]:
-        return await asyncio.wait_for(asyncio.gather(*(client() for _ in range(20))), timeout=60)
-
-    outcomes = asyncio.run(run())
+    outcomes = asyncio.run(
+        concurrent_stream_outcomes(api.url, GOAL, clients=20, client_timeout_s=30, timeout_s=60)
+    )
     assert set(outcomes) <= {"complete", "429"}
     assert outcomes.count("complete") == 2  # the cap
