@@ -12,6 +12,7 @@ import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from fathom_ray.errors import InvalidURLError
 from fathom_ray.evaluation.questions import EvalQuestion
 from fathom_ray.urls import canonicalize
 
@@ -115,5 +116,5 @@ def score(
 def _canonical(url: str) -> str:
     try:
         return canonicalize(url)
-    except ValueError:
+    except InvalidURLError:  # compared as written: a page's odd URL must not end the scoring
         return url

@@ -54,6 +54,14 @@ def test_evidence_recall_compares_canonical_urls_of_pages_fetched() -> None:
     failed["pages"][0]["status"] = "failed"
     assert evidence_recall([POSTGRES], failed) == 0.0
     assert evidence_recall([], HAND_MADE) is None
+    odd = {
+        "pages": [{"url": "http://[::1", "status": "ok"}],
+        "facts": [{"evidence": "x", "source_url": "http://[::1"}],
+    }
+    assert (
+        evidence_recall(["http://[::1", SQLITE], odd) == 0.5
+    )  # an URL that cannot be canonical is kept as written
+    assert citation_faithfulness(odd) == 0.0
 
 
 @pytest.mark.parametrize(
