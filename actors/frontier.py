@@ -54,6 +54,9 @@ class FrontierService:
     def pending(self, session_id: str) -> list[Candidate]:
         return self._pool(session_id).pending()
 
+    def known(self, session_id: str) -> list[str]:
+        return self._pool(session_id).urls()
+
     def mark(self, session_id: str, url: str, state: str, reason: str = "") -> None:
         self._pool(session_id).mark(url, state, reason)
 

@@ -55,6 +55,10 @@ class SessionFrontier:
     def pending(self) -> list[Candidate]:
         return [e.candidate for e in self.entries.values() if e.state == PENDING]
 
+    def urls(self) -> list[str]:
+        """Every URL the pool has seen: pending, fetched or failed."""
+        return list(self.entries)
+
     def mark(self, url: str, state: str, reason: str = "") -> None:
         key = canonicalize(url)
         entry = self.entries.get(key)

@@ -89,6 +89,7 @@ class MemoryCalls(Protocol):
 class FrontierCalls(Protocol):
     async def add(self, session_id: str, candidates: Sequence[Candidate]) -> int: ...
     async def pending(self, session_id: str) -> list[Candidate]: ...
+    async def known(self, session_id: str) -> list[str]: ...
     async def mark(self, session_id: str, url: str, state: str, reason: str = "") -> None: ...
     async def reserve(self, url: str) -> float: ...
     async def set_crawl_delay(self, url: str, delay_s: float | None) -> None: ...
@@ -230,8 +231,10 @@ class ResearchSession:
         return await self._s.frontier.add(self.state.session_id, candidates)
 
     async def _suggest_from_memory(self, limit: int) -> None:
+        """Offer remembered pages related to the goal that the frontier has not seen yet."""
         vector = (await self._topics())[0]
-        suggestions = await self._s.memory.suggest(vector, limit, sorted(self.state.fetched_urls()))
+        known = {*await self._s.frontier.known(self.state.session_id), *self.state.fetched_urls()}
+        suggestions = await self._s.memory.suggest(vector, limit, sorted(known))
         if not suggestions:
             return
         candidates = [Candidate(s.url, CandidateOrigin.MEMORY, s.title) for s in suggestions]

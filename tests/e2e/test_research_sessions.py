@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 import uuid
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -16,8 +18,10 @@ from fathom_ray.ledger import evidence_in
 from fathom_ray.models import Event, EventType, ResearchRequest
 from fathom_ray.session_state import SessionState
 from fathom_ray.urls import domain_of
+from tests.scripted_judge import ScriptedJudge
 
 pytestmark = [pytest.mark.e2e]
+NONSENSE = "zzqx vvkk wwjj"  # a goal the offline search finds nothing for
 GOAL = "Which Python version introduced assignment expressions, and who wrote the PEP?"
 
 
@@ -33,6 +37,17 @@ def session(
 
     _, state = run_session(engine, request, f"t-{uuid.uuid4().hex[:8]}", collect)
     return SessionState.from_json(state), seen
+
+
+@contextlib.contextmanager
+def questions_that_find_nothing(judge: Any) -> Iterator[None]:
+    """The scripted judge's checklist and new queries find nothing on the offline web, for a while."""
+    ray.get(judge.configure.remote(satisfy=False, questions=["zzqx vvkk"], queries=["qqzx wwvk"]))
+    try:
+        yield
+    finally:
+        defaults = ScriptedJudge()
+        ray.get(judge.configure.remote(questions=defaults.questions, queries=defaults.queries))
 
 
 def check_facts_cite_their_pages(state: SessionState) -> None:
@@ -83,16 +98,8 @@ def test_a_settled_checklist_stops_the_session(scripted_engine: tuple[Engine, An
 
 def test_an_exhausted_frontier_stops_the_session(scripted_engine: tuple[Engine, Any]) -> None:
     engine, judge = scripted_engine
-    ray.get(judge.configure.remote(satisfy=False, questions=["zzqx vvkk"], queries=["qqzx wwvk"]))
-    try:
-        state, events = session(engine, ResearchRequest("zzqx vvkk wwjj", depth="quick"))
-    finally:
-        ray.get(
-            judge.configure.remote(
-                questions=["Which version introduced it?", "Who wrote the proposal?"],
-                queries=["assignment expressions walrus operator"],
-            )
-        )
+    with questions_that_find_nothing(judge):
+        state, events = session(engine, ResearchRequest(NONSENSE, depth="quick"))
     assert state.stop_reason == "frontier exhausted"
     assert state.pages_fetched == 0
     assert "No facts with verifiable evidence" in state.report_markdown
@@ -121,18 +128,22 @@ def test_thin_frontier_triggers_discovery(scripted_engine: tuple[Engine, Any]) -
 
 def test_a_second_session_is_offered_the_first_sessions_sources(scripted_engine: tuple[Engine, Any]) -> None:
     engine, judge = scripted_engine
-    ray.get(judge.configure.remote(satisfy=False))
-    first, _ = session(engine, ResearchRequest(GOAL, depth="quick"))
-    productive = {domain_of(p.url) for p in first.pages if p.quality > 0.5}
-    qualities = ray.get(engine.handles.memory.domain_qualities.remote(sorted(productive)))
-    assert productive
-    assert all(q > 0.5 for q in qualities.values())  # better than an unknown domain's 0.5
-    _, events = session(engine, ResearchRequest(GOAL, depth="quick"))  # the same topic: pages it remembers
+    # The first session reads one page its searches cannot find (its goal and questions find
+    # nothing): the release notes of 3.8, which the offline search does not rank in the second
+    # goal's top results, so only memory can bring it to the second session at set-up.
+    remembered = "http://docs.python.test/3.11/whatsnew/3.8.html"
+    with questions_that_find_nothing(judge):
+        first, _ = session(engine, ResearchRequest(NONSENSE, depth="glance", seeds=(remembered,)))
+    assert [p.url for p in first.pages] == [remembered]
+    assert first.pages[0].quality > 0.5
+    qualities = ray.get(engine.handles.memory.domain_qualities.remote([domain_of(remembered)]))
+    assert qualities[domain_of(remembered)] > 0.5  # better than an unknown domain's 0.5
+    _, events = session(engine, ResearchRequest(GOAL, depth="quick"))
     memory = [e for e in events if e.type is EventType.MEMORY_SOURCES]
-    assert memory
-    sources: list[Any] = [s for e in memory for s in e.data["sources"]]  # type: ignore[union-attr]
-    offered = {str(s["url"]) for s in sources}
-    assert {domain_of(url) for url in offered} <= productive  # remembered pages of productive domains
+    assert memory, "no memory_sources event"
+    offered = [str(s["url"]) for e in memory for s in e.data["sources"]]  # type: ignore[union-attr]
+    assert remembered in offered
+    assert len(offered) == len(set(offered))
 
 
 def test_killing_the_session_actor_resumes_without_losing_facts(scripted_engine: tuple[Engine, Any]) -> None:

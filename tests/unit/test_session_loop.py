@@ -105,6 +105,9 @@ class FakeFrontier:
     async def pending(self, session_id: str) -> list[Candidate]:
         return self.pool.pending()
 
+    async def known(self, session_id: str) -> list[str]:
+        return self.pool.urls()
+
     async def mark(self, session_id: str, url: str, state: str, reason: str = "") -> None:
         self.pool.mark(url, state, reason)
 
@@ -189,6 +192,15 @@ def test_divergence_injects_remembered_sources_from_round_two() -> None:
     assert web.suggest_calls >= 2  # at set-up, and again from round 2
     assert any(e.type is EventType.MEMORY_SOURCES for e in events.events)
     assert frontier.pool.entries[page_url("remembered")].candidate.origin.value == "memory"
+
+
+def test_memory_offers_only_pages_the_frontier_has_not_seen() -> None:
+    web = FakeWeb(results=[page_url("a"), page_url("b")], suggestions=[page_url("a"), page_url("new")])
+    _, events, _ = run(web, ResearchRequest(GOAL, depth="glance"))
+    offered = [
+        s["url"] for e in events.events if e.type is EventType.MEMORY_SOURCES for s in e.data["sources"]
+    ]  # type: ignore[index, union-attr]
+    assert offered == [page_url("new")]  # "a" is already a search result
 
 
 def test_the_token_budget_stops_new_rounds() -> None:
