@@ -141,7 +141,8 @@ def test_a_second_session_is_offered_the_first_sessions_sources(scripted_engine:
     _, events = session(engine, ResearchRequest(GOAL, depth="quick"))
     memory = [e for e in events if e.type is EventType.MEMORY_SOURCES]
     assert memory, "no memory_sources event"
-    offered = [str(s["url"]) for e in memory for s in e.data["sources"]]  # type: ignore[union-attr]
+    sources: list[Any] = [s for e in memory for s in e.data["sources"]]  # type: ignore[union-attr]
+    offered = [str(s["url"]) for s in sources]
     assert remembered in offered
     assert len(offered) == len(set(offered))
 

@@ -197,9 +197,9 @@ def test_divergence_injects_remembered_sources_from_round_two() -> None:
 def test_memory_offers_only_pages_the_frontier_has_not_seen() -> None:
     web = FakeWeb(results=[page_url("a"), page_url("b")], suggestions=[page_url("a"), page_url("new")])
     _, events, _ = run(web, ResearchRequest(GOAL, depth="glance"))
-    offered = [
-        s["url"] for e in events.events if e.type is EventType.MEMORY_SOURCES for s in e.data["sources"]
-    ]  # type: ignore[index, union-attr]
+    memory = [e for e in events.events if e.type is EventType.MEMORY_SOURCES]
+    sources: list[Any] = [s for e in memory for s in e.data["sources"]]  # type: ignore[union-attr]
+    offered = [s["url"] for s in sources]
     assert offered == [page_url("new")]  # "a" is already a search result
 
 
