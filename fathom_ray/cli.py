@@ -297,11 +297,12 @@ def search(
     settings = _settings()
     with contextlib.ExitStack() as stack:
         network = _network(stack, settings, web)
+        used = settings_for(settings, network, backend)
         try:
-            results = run_search(settings_for(settings, network, backend), network, query, limit)
+            results = run_search(used, network, query, limit)
         except FathomError as e:
             _fail(e)
-    table = Table(title=f"{query!r} via {settings.search.backend}")
+    table = Table(title=f"{query!r} via {used.search.backend}")
     for column in ("#", "title", "url"):
         table.add_column(column, overflow="fold")
     for result in results:

@@ -31,6 +31,17 @@ def test_index_then_search_locally(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     assert "http://intranet.example/d/widget.html" in found.output
 
 
+def test_search_of_the_offline_web_names_the_backend_it_used(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FATHOM_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("FATHOM_SEARCH__BACKEND", "ddgs")  # the offline web has its own engine
+    found = runner.invoke(app, ["search", "assignment expressions walrus operator", "--web", "offline"])
+    assert found.exit_code == 0, found.output
+    assert "via searxng" in found.output
+    assert "docs.python.test" in found.output
+
+
 def test_index_of_urls_on_the_offline_web(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("FATHOM_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("FATHOM_FETCH__TIMEOUT_S", "2")
