@@ -15,7 +15,7 @@ import numpy as np
 
 from fathom_ray.errors import InvalidURLError
 from fathom_ray.models import Candidate, CandidateOrigin
-from fathom_ray.ranking import rrf_fuse, sample_without_replacement
+from fathom_ray.ranking import rrf_fuse_scores, sample_without_replacement
 from fathom_ray.urls import canonicalize, domain_of
 
 PENDING, FETCHED, FAILED = "pending", "fetched", "failed"
@@ -120,12 +120,15 @@ def rank_and_sample(
     """RRF of (similarity, domain productivity), then a softmax sample of ``n`` candidates."""
     if not pending:
         return []
-    by_similarity = sorted(pending, key=lambda c: (-similarity.get(c.url, 0.0), c.url))
-    by_domain = sorted(pending, key=lambda c: (-domain_quality.get(domain_of(c.url), 0.5), c.url))
-    fused = rrf_fuse([[c.url for c in by_similarity], [c.url for c in by_domain]])
     urls = [c.url for c in pending]
+    fused = rrf_fuse_scores(
+        [
+            {u: similarity.get(u, 0.0) for u in urls},
+            {u: domain_quality.get(domain_of(u), 0.5) for u in urls},
+        ]
+    )
     # RRF scores are small (about 1/60); scale them so the temperature acts on rank differences.
     scores = [fused[u] * 1000.0 for u in urls]
     picked = set(sample_without_replacement(urls, scores, n, temperature, rng))
-    order = {u: i for i, u in enumerate(sorted(picked, key=lambda u: -fused[u]))}
+    order = {u: i for i, u in enumerate(sorted(picked, key=lambda u: (-fused[u], u)))}
     return sorted((c for c in pending if c.url in picked), key=lambda c: order[c.url])

@@ -1,7 +1,9 @@
 """The published ranking maths the session uses: no judgement lives here.
 
 - Reciprocal Rank Fusion (Cormack, Clarke and Büttcher, 2009): a key's score
-  is the sum over rankings of ``1 / (k + rank)``, rank counted from 1.
+  is the sum over rankings of ``1 / (k + rank)``, rank counted from 1. Where a
+  signal gives keys equal values they share the best of their ranks
+  (competition ranking), so a tie never turns into an order of its own.
 - Softmax with temperature over fused scores, and sampling a batch without
   replacement from it (Gumbel top-k, which draws the same distribution as
   sequential sampling without replacement and stays exact as the temperature
@@ -13,7 +15,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
 import numpy as np
@@ -40,6 +42,26 @@ def rrf_fuse(rankings: Iterable[Sequence[K]], k: int = RRF_K) -> dict[K, float]:
             seen.add(key)
             scores[key] = scores.get(key, 0.0) + 1.0 / (k + rank)
     return scores
+
+
+def tied_ranks(values: Mapping[K, float]) -> dict[K, int]:
+    """Rank keys by value, best (highest) first from 1; equal values share the best rank ("1224")."""
+    ordered = sorted(values.values(), reverse=True)
+    first: dict[float, int] = {}
+    for rank, value in enumerate(ordered, start=1):
+        first.setdefault(value, rank)
+    return {key: first[value] for key, value in values.items()}
+
+
+def rrf_fuse_scores(signals: Iterable[Mapping[K, float]], k: int = RRF_K) -> dict[K, float]:
+    """RRF over signals given as values (higher is better), ranked with ties shared."""
+    if k <= 0:
+        raise ValueError(f"k must be positive, got {k}")
+    fused: dict[K, float] = {}
+    for signal in signals:
+        for key, rank in tied_ranks(signal).items():
+            fused[key] = fused.get(key, 0.0) + 1.0 / (k + rank)
+    return fused
 
 
 def softmax(scores: Sequence[float] | npt.NDArray[np.float64], temperature: float) -> npt.NDArray[np.float64]:

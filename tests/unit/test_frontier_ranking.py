@@ -1,0 +1,65 @@
+"""Ranking the frontier: RRF of similarity and domain productivity, then a softmax sample."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fathom_ray.frontier import rank_and_sample
+from fathom_ray.models import Candidate, CandidateOrigin
+from fathom_ray.ranking import rrf_fuse, rrf_fuse_scores, tied_ranks
+
+
+def test_equal_values_share_the_best_rank() -> None:
+    assert tied_ranks({"a": 0.9, "b": 0.5, "c": 0.5, "d": 0.1}) == {"a": 1, "b": 2, "c": 2, "d": 4}
+
+
+def test_rrf_of_scores_is_rrf_of_the_rankings_when_nothing_ties() -> None:
+    signals = [{"a": 3.0, "b": 2.0, "c": 1.0}, {"a": 0.1, "b": 0.7}]
+    assert rrf_fuse_scores(signals) == pytest.approx(rrf_fuse([["a", "b", "c"], ["b", "a"]]))
+
+
+@given(st.dictionaries(st.text(max_size=3), st.sampled_from([0.0, 0.5, 1.0]), min_size=1))
+def test_keys_with_equal_signals_get_equal_scores(values: dict[str, float]) -> None:
+    fused = rrf_fuse_scores([values, dict.fromkeys(values, 0.5)])
+    for a, value_a in values.items():
+        for b, value_b in values.items():
+            if value_a == value_b:
+                assert fused[a] == fused[b]
+
+
+def test_rrf_of_scores_rejects_non_positive_k() -> None:
+    with pytest.raises(ValueError, match="k must be positive"):
+        rrf_fuse_scores([{"a": 1.0}], k=0)
+
+
+def test_unknown_domains_do_not_rank_urls_alphabetically() -> None:
+    # the most similar page has the alphabetically last URL; every domain is unknown (0.5)
+    urls = [f"http://{host}.test/page" for host in "abcdefghij"]
+    pending = [Candidate(u, CandidateOrigin.SEARCH) for u in urls]
+    similarity = {u: 0.1 + 0.05 * i for i, u in enumerate(urls)}
+    for seed in range(20):
+        batch = rank_and_sample(
+            pending,
+            similarity=similarity,
+            domain_quality={},
+            n=2,
+            temperature=0.0,
+            rng=np.random.default_rng(seed),
+        )
+        assert [c.url for c in batch] == [urls[-1], urls[-2]]
+
+
+def test_a_productive_domain_lifts_its_pages() -> None:
+    pending = [Candidate(u, CandidateOrigin.SEARCH) for u in ("http://a.test/1", "http://b.test/1")]
+    batch = rank_and_sample(
+        pending,
+        similarity={"http://a.test/1": 0.5, "http://b.test/1": 0.5},
+        domain_quality={"a.test": 0.4, "b.test": 0.9},
+        n=1,
+        temperature=0.0,
+        rng=np.random.default_rng(0),
+    )
+    assert [c.url for c in batch] == ["http://b.test/1"]
