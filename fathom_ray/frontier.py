@@ -1,12 +1,18 @@
 """A session's candidate URLs: pending, fetched and failed, one entry per canonical URL.
 
 Ranking is the published maths of ``ranking``: Reciprocal Rank Fusion of
-embedding similarity and domain productivity, then softmax-temperature
-sampling without replacement from a seeded generator.
+embedding similarity, domain productivity and the rank each candidate had in the
+list that proposed it (the search engine's result rank, the judge's order of
+links to follow, memory's order of suggestions, the user's order of seeds),
+then softmax-temperature sampling without replacement from a seeded generator.
+Fusing the proposers' own rankings is what RRF was made for: the search
+engine's order is evidence about a page that a title and snippet embedding
+cannot see.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
@@ -117,7 +123,10 @@ def rank_and_sample(
     temperature: float,
     rng: np.random.Generator,
 ) -> list[Candidate]:
-    """RRF of (similarity, domain productivity), then a softmax sample of ``n`` candidates."""
+    """RRF of (similarity, domain productivity, source rank), then a softmax sample of ``n`` candidates.
+
+    A candidate without a source rank (0) ranks below every one with a rank in that signal.
+    """
     if not pending:
         return []
     urls = [c.url for c in pending]
@@ -125,6 +134,7 @@ def rank_and_sample(
         [
             {u: similarity.get(u, 0.0) for u in urls},
             {u: domain_quality.get(domain_of(u), 0.5) for u in urls},
+            {c.url: -float(c.rank) if c.rank > 0 else -math.inf for c in pending},
         ]
     )
     # RRF scores are small (about 1/60); scale them so the temperature acts on rank differences.

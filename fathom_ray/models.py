@@ -100,7 +100,7 @@ class Candidate:
     title: str = ""
     snippet: str = ""
     query: str = ""
-    rank: int = 0
+    rank: int = 0  # its rank, from 1, in the list that proposed it (search results, links, ...); 0 unknown
 
 
 class FetchStatus(enum.StrEnum):

@@ -205,7 +205,9 @@ class ResearchSession:
         self.state.checklist = [ChecklistItem(f"Q{i}", q) for i, q in enumerate(unique, start=1)]
         self.events.emit(EventType.DECOMPOSE, {"questions": [i.question for i in self.state.checklist]})
         await self._suggest_from_memory(limit=self._preset.batch_size * 2)
-        seeds = [Candidate(url, CandidateOrigin.SEED) for url in self.state.request.seeds]
+        seeds = [
+            Candidate(url, CandidateOrigin.SEED, rank=n) for n, url in enumerate(self.state.request.seeds, 1)
+        ]
         await self._s.frontier.add(self.state.session_id, seeds)
         await self._search([i.question for i in self.state.checklist])
         if self._search_error is not None and not await self._s.frontier.pending(self.state.session_id):
@@ -237,7 +239,9 @@ class ResearchSession:
         suggestions = await self._s.memory.suggest(vector, limit, sorted(known))
         if not suggestions:
             return
-        candidates = [Candidate(s.url, CandidateOrigin.MEMORY, s.title) for s in suggestions]
+        candidates = [
+            Candidate(s.url, CandidateOrigin.MEMORY, s.title, rank=n) for n, s in enumerate(suggestions, 1)
+        ]
         added = await self._s.frontier.add(self.state.session_id, candidates)
         if added:
             self.events.emit(
@@ -389,7 +393,10 @@ class ResearchSession:
     async def _follow(self, page: ExtractedPage, analysis: answers.PageAnalysis) -> None:
         links = page.links[:MAX_LINKS_IN_PROMPT]
         chosen = [links[i] for i in dict.fromkeys(analysis.follow_links) if 0 <= i < len(links)]
-        candidates = [Candidate(link.url, CandidateOrigin.LINK, link.text, link.context) for link in chosen]
+        candidates = [
+            Candidate(link.url, CandidateOrigin.LINK, link.text, link.context, rank=n)
+            for n, link in enumerate(chosen, 1)
+        ]
         if candidates:
             await self._s.frontier.add(self.state.session_id, candidates)
 

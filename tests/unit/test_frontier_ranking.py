@@ -63,3 +63,22 @@ def test_a_productive_domain_lifts_its_pages() -> None:
         rng=np.random.default_rng(0),
     )
     assert [c.url for c in batch] == ["http://b.test/1"]
+
+
+def test_the_rank_where_a_url_was_found_counts() -> None:
+    # the same similarity and domain: the search engine's first result comes first, a URL that no
+    # list ranked (0) comes last
+    pending = [
+        Candidate("http://a.test/third", CandidateOrigin.SEARCH, rank=3),
+        Candidate("http://a.test/unranked", CandidateOrigin.LINK),
+        Candidate("http://a.test/first", CandidateOrigin.SEARCH, rank=1),
+    ]
+    batch = rank_and_sample(
+        pending,
+        similarity=dict.fromkeys((c.url for c in pending), 0.5),
+        domain_quality={},
+        n=3,
+        temperature=0.0,
+        rng=np.random.default_rng(0),
+    )
+    assert [c.url for c in batch] == ["http://a.test/first", "http://a.test/third", "http://a.test/unranked"]

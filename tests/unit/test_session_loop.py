@@ -181,6 +181,7 @@ def test_followed_links_enter_the_frontier_and_are_fetched() -> None:
     _, _, frontier = run(web, ResearchRequest(GOAL, depth="glance", max_pages=1))
     assert page_url("linked") in frontier.pool.entries
     assert frontier.pool.entries[page_url("linked")].candidate.origin.value == "link"
+    assert frontier.pool.entries[page_url("linked")].candidate.rank == 1  # first of the judge's links
     web2 = FakeWeb(results=[page_url("a")], links={page_url("a"): [page_url("linked")]})
     run(web2, ResearchRequest(GOAL, depth="quick", max_pages=2))
     assert page_url("linked") in web2.fetched
@@ -192,6 +193,7 @@ def test_divergence_injects_remembered_sources_from_round_two() -> None:
     assert web.suggest_calls >= 2  # at set-up, and again from round 2
     assert any(e.type is EventType.MEMORY_SOURCES for e in events.events)
     assert frontier.pool.entries[page_url("remembered")].candidate.origin.value == "memory"
+    assert frontier.pool.entries[page_url("remembered")].candidate.rank == 1
 
 
 def test_memory_offers_only_pages_the_frontier_has_not_seen() -> None:
