@@ -63,7 +63,7 @@ def evaluate(
         try:
             document, stages = run_one(question, method)
         except Exception as e:  # noqa: BLE001 (a failed run is a row, never the end of the evaluation)
-            document, stages = {"status": "error", "stop_reason": "", "error": str(e)[:500]}, {}
+            document, stages = {"status": "error", "stop_reason": "", "error": error_text(e)}, {}
         runs = out / "runs" / method
         runs.mkdir(parents=True, exist_ok=True)
         (runs / f"{_file_name(question.id)}.json").write_text(
@@ -76,6 +76,9 @@ def evaluate(
         with lock:
             with results.open("a", encoding="utf-8") as handle:
                 handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            if row["status"] == "error":
+                report(f"{question.id} ({method}): error: {row['error']}")
+                return
             report(
                 f"{question.id} ({method}): {row['status']}, evidence recall {_fmt(row['evidence_recall'])}, "
                 f"citations {_fmt(row['citation_faithfulness'])}, "
@@ -85,6 +88,14 @@ def evaluate(
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
         list(pool.map(one, todo))
     return finish(out, questions, methods)
+
+
+def error_text(error: BaseException, limit: int = 500) -> str:
+    """What a failed run says: the last line of the error (a remote traceback ends with the exception)."""
+    lines = [line.strip() for line in str(error).splitlines() if line.strip()]
+    last = lines[-1] if lines else ""
+    text = last if type(error).__name__ in last or ":" in last else f"{type(error).__name__}: {last}"
+    return text[:limit]
 
 
 def finish(out: Path, questions: Sequence[EvalQuestion], methods: Sequence[str]) -> dict[str, Any]:

@@ -110,7 +110,11 @@ QUESTIONS = [
 
 def fake_run(question: EvalQuestion, method: str) -> tuple[dict[str, Any], dict[str, float]]:
     if question.id == "x":
-        raise RuntimeError("the session actor died")
+        # as a remote error reads: the traceback first, the exception last
+        raise RuntimeError(
+            'ray::SessionService.run() (pid=1)\n  File "x.py", line 1, in run\n    raise self._exception\n'
+            "ValueError: the session actor died"
+        )
     document = copy.deepcopy(HAND_MADE)
     if method == "single-pass":
         document["pages"] = document["pages"][:1]
@@ -145,7 +149,8 @@ def test_evaluate_writes_outputs_the_summary_recomputes_and_a_rerun_resumes(tmp_
     assert by_key["u", "fathom"]["answer_match"] is False
     assert by_key["r", "fathom"]["llm_verdict"] == "correct"
     assert by_key["x", "fathom"]["status"] == "error"
-    assert "the session actor died" in by_key["x", "fathom"]["error"]
+    assert by_key["x", "fathom"]["error"] == "ValueError: the session actor died"
+    assert "x (fathom): error: ValueError: the session actor died" in messages
     assert summary["methods"]["fathom"]["completed"] == 2
     report = (tmp_path / "report.md").read_text()
     assert "| evidence_recall |" in report
