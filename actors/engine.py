@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -14,7 +15,7 @@ from actors.embedder import embedder_actor
 from actors.extractor_pool import extractor_pool_actor
 from actors.frontier import frontier_actor
 from actors.judge import judge_actor
-from actors.session import Handles, session_actor
+from actors.session import ActorNames, Handles, session_actor
 from actors.source_memory import source_memory_actor
 from fathom_ray.errors import FathomError
 from fathom_ray.models import Event, ResearchRequest
@@ -29,6 +30,7 @@ class Engine:
     settings: Settings
     network: NetworkMap
     handles: Handles
+    names: ActorNames  # what Session actors are created with
 
 
 def wants_gpu(settings: Settings) -> bool:
@@ -43,23 +45,29 @@ ENGINE_PARTS = ("browser", "extractor", "judge", "embedder", "memory", "frontier
 
 
 def start_engine(
-    settings: Settings, network: NetworkMap, gpu: bool | None = None, judge: Any = None, name_prefix: str = ""
+    settings: Settings,
+    network: NetworkMap,
+    gpu: bool | None = None,
+    judge: str | None = None,
+    name_prefix: str = "",
 ) -> Engine:
     """Create and start every shared actor; a part that cannot start is a ``FathomError`` naming it.
 
-    ``judge`` replaces the Judge actor with another handle of the same methods (tests pass a scripted one);
-    with ``name_prefix`` the actors are named (``fathom-judge``, ...) so operators can find them.
+    ``judge`` names a running actor with the Judge's methods that replaces the Judge actor (tests
+    pass a scripted one). Every actor is named, ``name_prefix`` + part (``fathom-judge``, ...) so
+    operators can find them, or a prefix unique to this engine.
     """
     if gpu is None:
         gpu = wants_gpu(settings)
+    prefix = name_prefix or f"fathom-{uuid.uuid4().hex[:8]}-"
 
-    def name(part: str) -> str | None:
-        return f"{name_prefix}{part}" if name_prefix else None
+    def name(part: str) -> str:
+        return judge if part == "judge" and judge is not None else f"{prefix}{part}"
 
     handles = Handles(
         browser=browser_pool_actor(name("browser")).remote(settings.browser, settings.fetch, network),
         extractor=extractor_pool_actor(name=name("extractor")).remote(timeout_s=30.0),
-        judge=judge
+        judge=ray.get_actor(judge)
         if judge is not None
         else judge_actor(settings.llm, gpu, name("judge")).remote(settings.llm),
         embedder=embedder_actor(gpu, name("embedder")).remote(settings.embedder),
@@ -77,7 +85,10 @@ def start_engine(
             ray.get(ref, timeout=STARTUP_TIMEOUT_S)
         except RayError as e:
             raise FathomError(f"the {part} could not start: {_cause(e)}") from e
-    return Engine(settings, network, handles)
+    namespace = ray.get_runtime_context().namespace
+    return Engine(
+        settings, network, handles, ActorNames(namespace, **{part: name(part) for part in ENGINE_PARTS})
+    )
 
 
 def _cause(error: RayError) -> str:
@@ -98,7 +109,7 @@ def run_session(
 
     ``method`` "single-pass" runs the evaluation's baseline in the Session actor instead of the rounds.
     """
-    actor = session_actor().remote(engine.settings, session_id, request, engine.handles, engine.network)
+    actor = session_actor().remote(engine.settings, session_id, request, engine.names, engine.network)
     done = (actor.run_single_pass if method == "single-pass" else actor.run).remote()
     seen = 0
     while True:

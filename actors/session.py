@@ -12,7 +12,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import ray
@@ -54,6 +54,28 @@ class Handles:
     embedder: Any
     memory: Any
     frontier: Any
+
+
+@dataclass(frozen=True, slots=True)
+class ActorNames:
+    """Where a Session actor finds the shared actors: their names in a Ray namespace.
+
+    Names, not handles, are what a Session actor is created with: an actor created with
+    handles among its arguments cannot count on restarting (Ray keeps such arguments in the
+    object store without lineage, ray issue 53727), and restarting is how a session resumes.
+    """
+
+    namespace: str
+    browser: str
+    extractor: str
+    judge: str
+    embedder: str
+    memory: str
+    frontier: str
+
+    def resolve(self) -> Handles:
+        parts = {f.name: ray.get_actor(getattr(self, f.name), self.namespace) for f in fields(Handles)}
+        return Handles(**parts)
 
 
 class _Remote:
@@ -131,17 +153,25 @@ class SessionService:
         settings: Settings,
         session_id: str,
         request: ResearchRequest,
-        handles: Handles,
+        parts: ActorNames,
         network: NetworkMap,
     ) -> None:
         self._settings = settings
         self._session_id = session_id
         self._request = request
-        self._handles = handles
+        self._parts = parts
+        self._found: Handles | None = None
         self._network = network
         self._loop: ResearchSession | None = None
         self._cancel_requested = False
         self._events = EventLog(session_id)
+
+    @property
+    def _handles(self) -> Handles:
+        """The shared actors, looked up by name on first use (never in ``__init__``)."""
+        if self._found is None:
+            self._found = self._parts.resolve()
+        return self._found
 
     async def run(self) -> dict[str, Any]:
         memory = _Remote(self._handles.memory)

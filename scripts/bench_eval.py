@@ -102,9 +102,12 @@ def _recall_note(fathom: dict[str, Any], single: dict[str, Any]) -> list[str]:
     return [
         "fathom-ray fetched fewer evidence pages than the baseline. The checklists in the runs' "
         "result.json (`DIR/runs/fathom/`) say why: the 135M model writes checklist questions such as "
-        "'1.1.1.1...', those are searched too, and the rounds sample the pool by similarity to the goal "
-        "and to those questions, while the baseline fetches the search engine's top pages for the "
-        "question itself. A model that writes real checklists is the precondition for the rounds to help.",
+        "'1.1.1.1...', those are searched too, and their results join the pool beside the question's "
+        "own (their first results rank as high by source rank, and similarity counts the nearest of "
+        "the goal and the checklist), so the quick budget of 3 pages goes partly to them; the baseline "
+        "fetches the search engine's top pages for the question itself. The ranking alone, without a "
+        "model, is measured in the ranking section. A model that writes real checklists is the "
+        "precondition for the rounds to help.",
         "",
     ]
 

@@ -40,7 +40,7 @@ class RaySessionManager:
             raise SessionBusyError(len(self._running))
         session_id = f"s-{uuid.uuid4().hex[:12]}"
         engine = self._engine
-        actor = session_actor().remote(engine.settings, session_id, request, engine.handles, engine.network)
+        actor = session_actor().remote(engine.settings, session_id, request, engine.names, engine.network)
         self._running[session_id] = (actor, detached(actor.run.remote))
         self._requests[session_id] = request
         return session_id

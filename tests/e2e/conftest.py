@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import dataclasses
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -29,8 +30,9 @@ def scripted_engine(
     tmp_path_factory: pytest.TempPathFactory, offline_network: NetworkMap, ray_session: None
 ) -> Iterator[tuple[Engine, Any]]:
     settings = e2e_settings(tmp_path_factory.mktemp("data"), offline_network)
-    judge = ray.remote(ScriptedJudge).options(num_cpus=0).remote()
-    engine = start_engine(settings, offline_network, judge=judge)
+    name = f"scripted-judge-{uuid.uuid4().hex[:8]}"
+    judge = ray.remote(ScriptedJudge).options(num_cpus=0, name=name).remote()
+    engine = start_engine(settings, offline_network, judge=name)
     yield engine, judge
     for handle in (engine.handles.browser, engine.handles.memory):
         ray.get(handle.stop.remote(), timeout=60)

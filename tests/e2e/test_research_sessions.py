@@ -160,7 +160,7 @@ def test_killing_the_session_actor_resumes_without_losing_facts(scripted_engine:
             killed.set()
             ray.kill(holder["actor"], no_restart=False)
 
-    actor = session_actor().remote(engine.settings, session_id, request, engine.handles, engine.network)
+    actor = session_actor().remote(engine.settings, session_id, request, engine.names, engine.network)
     holder["actor"] = actor
     done = actor.run.remote()
     seen = 0
@@ -210,7 +210,7 @@ def test_a_run_cancelled_from_outside_is_recorded_as_cancelled(scripted_engine: 
     ray.get(judge.configure.remote(satisfy=False))
     session_id = f"c-{uuid.uuid4().hex[:8]}"
     request = ResearchRequest(GOAL, depth="thorough")
-    actor = session_actor().remote(engine.settings, session_id, request, engine.handles, engine.network)
+    actor = session_actor().remote(engine.settings, session_id, request, engine.names, engine.network)
     done = actor.run.remote()
     while not ray.get(actor.events_since.remote(0), timeout=30):
         time.sleep(0.1)
