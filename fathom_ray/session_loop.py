@@ -235,8 +235,8 @@ class ResearchSession:
     async def _suggest_from_memory(self, limit: int) -> None:
         """Offer remembered pages related to the goal that the frontier has not seen yet."""
         vector = (await self._topics())[0]
-        known = {*await self._s.frontier.known(self.state.session_id), *self.state.fetched_urls()}
-        suggestions = await self._s.memory.suggest(vector, limit, sorted(known))
+        known = await self._s.frontier.known(self.state.session_id)  # fetched pages included
+        suggestions = await self._s.memory.suggest(vector, limit, known)
         if not suggestions:
             return
         candidates = [

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from qdrant_client import QdrantClient
 from qdrant_client.http.exceptions import UnexpectedResponse
-from qdrant_client.models import Distance, PointStruct, VectorParams
+from qdrant_client.models import Distance, Filter, HasIdCondition, PointStruct, VectorParams
 
 from fathom_ray.errors import StoreError
 from fathom_ray.ranking import domain_quality, suggestion_score
@@ -105,13 +105,14 @@ class QdrantSourceMemory:
 
     def suggest(self, vector: Sequence[float], limit: int, exclude: Iterable[str] = ()) -> list[Suggestion]:
         """Remembered pages related to ``vector``, best ``suggestion_score`` first."""
-        skip = set(exclude)
-        hits = self.client.query_points(self._pages, query=list(vector), limit=limit * 3 + len(skip)).points
-        pages = [
-            (h.payload, float(h.score))
-            for h in hits
-            if h.payload and h.payload.get("url") not in skip and h.score >= MIN_SIMILARITY
-        ]
+        skip = [_point_id(url) for url in dict.fromkeys(exclude)]
+        hits = self.client.query_points(
+            self._pages,
+            query=list(vector),
+            query_filter=Filter(must_not=[HasIdCondition(has_id=skip)]) if skip else None,
+            limit=limit * 3,  # re-ranked below by suggestion_score
+        ).points
+        pages = [(h.payload, float(h.score)) for h in hits if h.payload and h.score >= MIN_SIMILARITY]
         qualities = self.domain_qualities(str(p["domain"]) for p, _ in pages)
         suggestions = [
             Suggestion(
