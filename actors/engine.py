@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import ray
@@ -41,7 +41,7 @@ def wants_gpu(settings: Settings) -> bool:
     return settings.llm.backend == "vllm" and gpus > 0
 
 
-ENGINE_PARTS = ("browser", "extractor", "judge", "embedder", "memory", "frontier")
+ENGINE_PARTS = tuple(f.name for f in fields(Handles))  # browser, extractor, judge, embedder, memory, frontier
 
 
 def start_engine(
