@@ -18,6 +18,7 @@ from actors.judge import judge_actor
 from actors.session import ActorNames, Handles, session_actor
 from actors.source_memory import source_memory_actor
 from fathom_ray.errors import FathomError
+from fathom_ray.llm.judge import JudgeInfo
 from fathom_ray.models import Event, ResearchRequest
 from fathom_ray.network import NetworkMap
 from fathom_ray.settings import Settings
@@ -27,18 +28,30 @@ STARTUP_TIMEOUT_S = 600
 
 @dataclass(frozen=True, slots=True)
 class Engine:
-    settings: Settings
+    settings: Settings  # with the judge's backend resolved (never ``auto``)
     network: NetworkMap
     handles: Handles
     names: ActorNames  # what Session actors are created with
+    judge: JudgeInfo
+
+
+def cluster_has_gpu() -> bool:
+    return bool(ray.cluster_resources().get("GPU", 0))  # type: ignore[no-untyped-call]
 
 
 def wants_gpu(settings: Settings) -> bool:
-    """Where the Judge and Embedder go: FATHOM_LLM__DEVICE, or a GPU if the cluster has one now."""
+    """Where the Judge and Embedder go: FATHOM_LLM__DEVICE, or a GPU if the cluster has one now
+    and the judge is a vLLM engine."""
     if settings.llm.device != "auto":
         return settings.llm.device == "cuda"
-    gpus = ray.cluster_resources().get("GPU", 0)  # type: ignore[no-untyped-call]
-    return settings.llm.backend == "vllm" and gpus > 0
+    has_gpu = cluster_has_gpu()
+    return has_gpu and settings.llm.resolved_backend(has_gpu) == "vllm"
+
+
+def resolve_judge(settings: Settings) -> Settings:
+    """``settings`` with ``FATHOM_LLM__BACKEND=auto`` replaced by the judge it stands for here."""
+    gpu = settings.llm.device == "cuda" or (settings.llm.device == "auto" and cluster_has_gpu())
+    return settings.model_copy(update={"llm": settings.llm.resolved(gpu)})
 
 
 ENGINE_PARTS = tuple(f.name for f in fields(Handles))  # browser, extractor, judge, embedder, memory, frontier
@@ -57,6 +70,7 @@ def start_engine(
     pass a scripted one). Every actor is named, ``name_prefix`` + part (``fathom-judge``, ...) so
     operators can find them, or a prefix unique to this engine.
     """
+    settings = resolve_judge(settings)
     if gpu is None:
         gpu = wants_gpu(settings)
     prefix = name_prefix or f"fathom-{uuid.uuid4().hex[:8]}-"
@@ -69,25 +83,28 @@ def start_engine(
         extractor=extractor_pool_actor(name=name("extractor")).remote(timeout_s=30.0),
         judge=ray.get_actor(judge)
         if judge is not None
-        else judge_actor(settings.llm, gpu, name("judge")).remote(settings.llm),
+        else judge_actor(settings.llm, gpu, name("judge")).remote(settings.llm, embedder=settings.embedder),
         embedder=embedder_actor(gpu, name("embedder")).remote(settings.embedder),
         memory=source_memory_actor(name("memory")).remote(settings),
         frontier=frontier_actor(name("frontier")).remote(settings),
     )
     starts = {
         "browser pool (Chromium)": handles.browser.start.remote(),
-        "judge (LLM engine)": handles.judge.start.remote(),
+        "judge": handles.judge.start.remote(),
         "embedder": handles.embedder.start.remote(),
         "source memory (Qdrant, graph store)": handles.memory.start.remote(),
     }
+    started: dict[str, Any] = {}
     for part, ref in starts.items():
         try:
-            ray.get(ref, timeout=STARTUP_TIMEOUT_S)
+            started[part] = ray.get(ref, timeout=STARTUP_TIMEOUT_S)
         except RayError as e:
             raise FathomError(f"the {part} could not start: {_cause(e)}") from e
     namespace = ray.get_runtime_context().namespace
+    names = ActorNames(namespace, **{part: name(part) for part in ENGINE_PARTS})
+    info = started["judge"]
     return Engine(
-        settings, network, handles, ActorNames(namespace, **{part: name(part) for part in ENGINE_PARTS})
+        settings, network, handles, names, info if isinstance(info, JudgeInfo) else JudgeInfo("", "")
     )
 
 

@@ -1,6 +1,8 @@
-"""JudgeActor: the LLM engine behind every session's judgements.
+"""JudgeActor: one actor hosts the judge behind every session's judgements.
 
-All sessions call one actor; its engine batches their requests. A bounded
+The judge is whatever ``build_judge`` makes of the settings (the evidence judge,
+or the LLM judge over vLLM or an endpoint), behind the one JudgePort. All
+sessions call this actor; an LLM engine batches their requests. A bounded
 number of calls are admitted at once (``max_queue``); a caller that cannot get
 a slot within ``queue_wait_s`` gets an ``overloaded`` failure value, so back-
 pressure reaches the sessions instead of an unbounded queue.
@@ -16,55 +18,60 @@ from typing import Any, TypeVar
 import ray
 
 from actors.metrics import JudgeMetrics
-from fathom_ray.adapters.llm_backends import build_backend
-from fathom_ray.adapters.vllm_engine import VllmBackend
+from fathom_ray.adapters.llm_backends import build_judge
 from fathom_ray.llm import answers
-from fathom_ray.llm.judge import Judge, Judged, JudgeFailure, LLMBackend
-from fathom_ray.llm.models import PLUMBING_WARNING
+from fathom_ray.llm.judge import Judge, Judged, JudgeFailure, JudgeInfo, LLMBackend
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact, Usage
-from fathom_ray.settings import LLMSettings
+from fathom_ray.ports import JudgePort
+from fathom_ray.settings import EmbedderSettings, LLMSettings
 
 logger = logging.getLogger(__name__)
 A = TypeVar("A", bound=answers.Answer)
 
 
 class JudgeService:
-    """Build with settings; ``start()`` loads the engine (no I/O in ``__init__``)."""
+    """Build with settings; ``start()`` loads the judge (no I/O in ``__init__``).
+
+    ``backend_factory`` puts an LLM judge over the backend it makes (tests pass a scripted one).
+    """
 
     def __init__(
-        self, settings: LLMSettings, backend_factory: Callable[[LLMSettings], LLMBackend] = build_backend
+        self,
+        settings: LLMSettings,
+        backend_factory: Callable[[LLMSettings], LLMBackend] | None = None,
+        embedder: EmbedderSettings | None = None,
     ) -> None:
         self._settings = settings
         self._backend_factory = backend_factory
-        self._judge: Judge | None = None
-        self._backend: Any = None
+        self._embedder = embedder
+        self._judge: JudgePort | None = None
+        self._info = JudgeInfo(settings.backend, "", "not started")
         self._slots = asyncio.Semaphore(settings.max_queue)
         self._judge_metrics: JudgeMetrics | None = None
 
-    async def start(self) -> dict[str, str]:
+    def _build(self) -> JudgePort:
+        if self._backend_factory is not None:
+            return Judge(self._backend_factory(self._settings), self._settings, self._settings.page_chars)
+        return build_judge(self._settings, self._embedder)
+
+    async def start(self) -> JudgeInfo:
         if self._judge is None:
-            self._backend = self._backend_factory(self._settings)
-            if isinstance(self._backend, VllmBackend):
-                await self._backend.start()
-            self._judge = Judge(self._backend, self._settings, self._settings.page_chars)
-        return self.info()
+            judge = self._build()
+            self._info = await judge.start()
+            self._judge = judge
+        return self._info
 
-    def info(self) -> dict[str, str]:
-        plumbing = self._settings.backend == "vllm" and self._settings.model is None
-        return {
-            "backend": self._settings.backend,
-            "model": getattr(self._backend, "model", ""),
-            "note": PLUMBING_WARNING if plumbing else "",
-        }
+    def info(self) -> JudgeInfo:
+        return self._info
 
-    def stop(self) -> None:
-        if isinstance(self._backend, VllmBackend):
-            self._backend.shutdown()
+    async def stop(self) -> None:
+        if self._judge is not None:
+            await self._judge.close()
 
     def usage(self) -> Usage:
         return Usage() if self._judge is None else self._judge.usage
 
-    async def _admitted(self, judgement: str, call: Callable[[Judge], Awaitable[Judged[A]]]) -> Judged[A]:
+    async def _admitted(self, judgement: str, call: Callable[[JudgePort], Awaitable[Judged[A]]]) -> Judged[A]:
         await self.start()
         assert self._judge is not None
         try:
@@ -96,10 +103,15 @@ class JudgeService:
         return await self._admitted("analyse_page", lambda j: j.analyse_page(goal, checklist, facts, page))
 
     async def discover_queries(
-        self, goal: str, open_items: Sequence[ChecklistItem], done_queries: Sequence[str], count: int
+        self,
+        goal: str,
+        open_items: Sequence[ChecklistItem],
+        done: Sequence[str],
+        count: int,
+        facts: Sequence[Fact] = (),
     ) -> Judged[answers.Queries]:
         return await self._admitted(
-            "discover_queries", lambda j: j.discover_queries(goal, open_items, done_queries, count)
+            "discover_queries", lambda j: j.discover_queries(goal, open_items, done, count, facts)
         )
 
     async def judge_completeness(

@@ -224,7 +224,7 @@ class SessionService:
             state, stages = await single_pass(
                 state,
                 self._events,
-                judge=s.judge,  # type: ignore[arg-type]  # _Judge forwards every JudgeService method
+                judge=s.judge,
                 browser=s.browser,
                 extractor=s.extractor,
                 frontier=s.frontier,

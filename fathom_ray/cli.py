@@ -30,6 +30,7 @@ from fathom_ray.settings import Settings, load_settings
 from fathom_ray.testweb.server import TestWeb
 from fathom_ray.web_commands import build_index, run_search
 
+MAX_FACTS_PRINTED = 12
 app = typer.Typer(
     name="fathom",
     help="fathom-ray: autonomous web research in which every claim cites a page that says it.",
@@ -81,8 +82,12 @@ def _compact(count: int) -> str:
 
 @app.command()
 def config() -> None:
-    """Print the effective settings (environment applied, secrets masked) as JSON."""
-    typer.echo(json.dumps(_settings().model_dump(mode="json"), indent=2))
+    """Print the effective settings (environment applied, secrets masked) as JSON, and the judge they pick."""
+    settings = _settings()
+    judge: str = settings.llm.resolved_backend(gpu=False)
+    if settings.llm.backend == "auto":
+        judge += " (backend auto; vllm instead if a GPU is found when the engine starts)"
+    typer.echo(json.dumps({**settings.model_dump(mode="json"), "judge": judge}, indent=2))
 
 
 @app.command()
@@ -146,9 +151,13 @@ def research(  # noqa: PLR0917 (one parameter per command-line option)
             _fail(e)
     result, report = write_results(out, document)
     usage = document["usage"]
+    for fact in document["facts"][:MAX_FACTS_PRINTED]:
+        console.print(f"{fact['id']}. {fact['claim']}", markup=False, highlight=False)
+        console.print(f"    {fact['source_url']}", markup=False, highlight=False, style="dim")
     console.print(
         f"{document['status']}: {document['stop_reason']}; {len(document['facts'])} facts from "
-        f"{usage['pages_fetched']} pages, {usage['llm_calls']} LLM calls, {usage['wall_s']} s"
+        f"{usage['pages_fetched']} pages, judge {usage['judge']} ({usage['llm_calls']} calls), "
+        f"{usage['wall_s']} s"
     )
     console.print(f"wrote {report} and {result}")
     if document["status"] != "complete":

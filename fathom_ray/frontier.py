@@ -1,9 +1,10 @@
 """A session's candidate URLs: pending, fetched and failed, one entry per canonical URL.
 
 Ranking is the published maths of ``ranking``: Reciprocal Rank Fusion of
-embedding similarity, domain productivity and the rank each candidate had in the
-list that proposed it (the search engine's result rank, the judge's order of
-links to follow, memory's order of suggestions, the user's order of seeds),
+embedding similarity, domain productivity and the support of the lists that
+proposed each candidate (RRF over them: the search engines' result ranks for
+every query that found it, the judge's order of links to follow, memory's
+order of suggestions, the user's order of seeds),
 then softmax-temperature sampling without replacement from a seeded generator.
 Fusing the proposers' own rankings is what RRF was made for: the search
 engine's order is evidence about a page that a title and snippet embedding
@@ -21,7 +22,7 @@ import numpy as np
 
 from fathom_ray.errors import InvalidURLError
 from fathom_ray.models import Candidate, CandidateOrigin
-from fathom_ray.ranking import rrf_fuse_scores, sample_without_replacement
+from fathom_ray.ranking import RRF_K, rrf_fuse_scores, sample_without_replacement
 from fathom_ray.urls import canonicalize, domain_of
 
 PENDING, FETCHED, FAILED = "pending", "fetched", "failed"
@@ -42,18 +43,26 @@ class SessionFrontier:
     entries: dict[str, Entry] = field(default_factory=dict)
 
     def add(self, candidates: Iterable[Candidate]) -> list[Candidate]:
-        """Add new canonical URLs while the pool has room; returns what was added."""
+        """Add new canonical URLs while the pool has room; returns what was added.
+
+        A pending URL proposed again (another query found it, another page links to it) is not
+        added twice, but its ``support`` grows by what the new list's rank gives it.
+        """
         added: list[Candidate] = []
         for candidate in candidates:
-            if len(self.entries) >= self.url_pool:
-                break
             try:
                 url = canonicalize(candidate.url)
             except InvalidURLError:
                 continue
+            vote = rrf_vote(candidate.rank)
             if url in self.entries:
+                entry = self.entries[url]
+                if entry.state == PENDING:
+                    entry.candidate = replace(entry.candidate, support=entry.candidate.support + vote)
                 continue
-            entry = Entry(replace(candidate, url=url))
+            if len(self.entries) >= self.url_pool:
+                continue
+            entry = Entry(replace(candidate, url=url, support=vote))
             self.entries[url] = entry
             added.append(entry.candidate)
         return added
@@ -114,6 +123,11 @@ class SessionFrontier:
         return frontier
 
 
+def rrf_vote(rank: int) -> float:
+    """What one proposing list's rank adds to a candidate's support (RRF's 1 / (k + rank)); 0 unranked."""
+    return 1.0 / (RRF_K + rank) if rank > 0 else 0.0
+
+
 def rank_and_sample(
     pending: list[Candidate],
     *,
@@ -123,9 +137,13 @@ def rank_and_sample(
     temperature: float,
     rng: np.random.Generator,
 ) -> list[Candidate]:
-    """RRF of (similarity, domain productivity, source rank), then a softmax sample of ``n`` candidates.
+    """RRF of (similarity, domain productivity, source support), then a softmax sample of ``n`` candidates.
 
-    A candidate without a source rank (0) ranks below every one with a rank in that signal.
+    Source support is RRF over the lists that proposed a candidate: a page that the goal's search
+    and two checklist questions' searches all return outranks one that a single list proposed at
+    the same rank. A candidate no list ranked (0) ranks below every one with support. The
+    best fused candidate is always taken and the rest of the batch sampled: at a small page budget
+    a sample must not lose the page every signal ranks first.
     """
     if not pending:
         return []
@@ -134,11 +152,13 @@ def rank_and_sample(
         [
             {u: similarity.get(u, 0.0) for u in urls},
             {u: domain_quality.get(domain_of(u), 0.5) for u in urls},
-            {c.url: -float(c.rank) if c.rank > 0 else -math.inf for c in pending},
+            {c.url: (c.support or rrf_vote(c.rank)) or -math.inf for c in pending},
         ]
     )
-    # RRF scores are small (about 1/60); scale them so the temperature acts on rank differences.
-    scores = [fused[u] * 1000.0 for u in urls]
-    picked = set(sample_without_replacement(urls, scores, n, temperature, rng))
+    # RRF scores are small (about 1/60); scaled so the temperature acts on rank differences.
+    best = min(urls, key=lambda u: (-fused[u], u))
+    rest = [u for u in urls if u != best]
+    sampled = sample_without_replacement(rest, [fused[u] * 1000.0 for u in rest], n - 1, temperature, rng)
+    picked = {best, *sampled} if n > 0 else set()
     order = {u: i for i, u in enumerate(sorted(picked, key=lambda u: (-fused[u], u)))}
     return sorted((c for c in pending if c.url in picked), key=lambda c: order[c.url])

@@ -2,8 +2,10 @@
 
 A fact the judge reports is kept only when its evidence occurs in the
 extracted text of its page after Unicode and whitespace normalisation (a
-mechanical integrity check, not judgement); the others are counted as
-rejected and never reach the findings.
+mechanical integrity check, not judgement), and when neither its claim nor
+its evidence is instruction-like or holds markup, an image, an active link or
+a secret (``untrusted.unfit_for_fact``), whatever judge reported it; the
+others are counted as rejected and never reach the findings.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from dataclasses import dataclass, field
 
 from fathom_ray.llm.answers import PageAnalysis
 from fathom_ray.models import ExtractedPage, Fact
+from fathom_ray.untrusted import unfit_for_fact
 
 _QUOTES = str.maketrans(
     {"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"', "\u2013": "-", "\u2014": "-"}
@@ -25,6 +28,10 @@ _SPACE = re.compile(r"\s+")
 def normalise_for_match(text: str) -> str:
     """NFKC, typographic quotes and dashes made plain, whitespace collapsed."""
     return _SPACE.sub(" ", unicodedata.normalize("NFKC", text).translate(_QUOTES)).strip()
+
+
+def _unfit(claim: str, evidence: str) -> bool:
+    return unfit_for_fact(claim) is not None or unfit_for_fact(evidence) is not None
 
 
 def evidence_in(evidence: str, page_text: str) -> bool:
@@ -49,7 +56,7 @@ class FactLedger:
         kept: list[Fact] = []
         rejected = 0
         for claim in analysis.facts:
-            if not evidence_in(claim.evidence, page.text):
+            if not evidence_in(claim.evidence, page.text) or _unfit(claim.claim, claim.evidence):
                 rejected += 1
                 continue
             fact = Fact(

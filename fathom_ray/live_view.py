@@ -15,6 +15,7 @@ from fathom_ray.models import Event, EventType
 @dataclass(slots=True)
 class LiveView:
     goal: str
+    judge: str = ""
     checklist: list[tuple[str, str, bool]] = field(default_factory=list)
     pages: list[tuple[str, str]] = field(default_factory=list)
     facts: list[str] = field(default_factory=list)
@@ -46,7 +47,8 @@ class LiveView:
                 self.facts += [str(i.get("claim")) for i in items if isinstance(i, dict)]
 
     def render(self) -> Group:
-        checklist = Table(title=f"{self.goal}  [{self.status}]", show_header=False, expand=True)
+        judge = f"  judge: {self.judge}" if self.judge else ""
+        checklist = Table(title=f"{self.goal}  [{self.status}]{judge}", show_header=False, expand=True)
         checklist.add_column(width=3)
         checklist.add_column(ratio=1)
         for _, question, satisfied in self.checklist:

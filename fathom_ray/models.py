@@ -101,6 +101,7 @@ class Candidate:
     snippet: str = ""
     query: str = ""
     rank: int = 0  # its rank, from 1, in the list that proposed it (search results, links, ...); 0 unknown
+    support: float = 0.0  # sum of 1 / (60 + rank) over every list that proposed it (the frontier keeps it)
 
 
 class FetchStatus(enum.StrEnum):

@@ -9,7 +9,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from fathom_ray.models import ChecklistItem, Event, ExtractedPage, Fact, FetchResult, Preview, SearchResult
+from fathom_ray.llm import answers
+from fathom_ray.llm.judge import Judged, JudgeInfo
+from fathom_ray.models import (
+    ChecklistItem,
+    Event,
+    ExtractedPage,
+    Fact,
+    FetchResult,
+    Preview,
+    SearchResult,
+    Usage,
+)
 
 
 class Resolver(Protocol):
@@ -70,3 +81,53 @@ class GraphStore(Protocol):
     def facts_of_page(self, url: str) -> list[Fact]: ...
 
     def close(self) -> None: ...
+
+
+class Embedder(Protocol):
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """One unit vector per text, in order."""
+        ...
+
+
+class JudgePort(Protocol):
+    """Every judgement the engine makes. Each answers a ``Judged`` value: an answer, or a failure
+    the session records; never an exception for a bad answer. ``start`` loads what the judge needs
+    (no I/O before it) and says which judge it is (again, cheaply, once started); ``close``
+    releases it; ``usage`` is what its calls have cost so far."""
+
+    usage: Usage
+
+    async def start(self) -> JudgeInfo: ...
+
+    async def close(self) -> None: ...
+
+    async def decompose(self, goal: str, count: int) -> Judged[answers.Checklist]: ...
+
+    async def analyse_page(
+        self, goal: str, checklist: Sequence[ChecklistItem], facts: Sequence[Fact], page: ExtractedPage
+    ) -> Judged[answers.PageAnalysis]: ...
+
+    async def discover_queries(
+        self,
+        goal: str,
+        open_items: Sequence[ChecklistItem],
+        done: Sequence[str],
+        count: int,
+        facts: Sequence[Fact] = (),
+    ) -> Judged[answers.Queries]: ...
+
+    async def judge_completeness(
+        self, goal: str, checklist: Sequence[ChecklistItem], facts: Sequence[Fact]
+    ) -> Judged[answers.Completeness]: ...
+
+    async def compose(
+        self, goal: str, checklist: Sequence[ChecklistItem], facts: Sequence[Fact]
+    ) -> Judged[answers.Report]: ...
+
+    async def answer(
+        self, question: str, pages: Sequence[ExtractedPage]
+    ) -> Judged[answers.SinglePassAnswer]: ...
+
+    async def grade(
+        self, question: str, gold: str, aliases: Sequence[str], answer_text: str
+    ) -> Judged[answers.Verdict]: ...

@@ -3,7 +3,9 @@
 - Reciprocal Rank Fusion (Cormack, Clarke and Büttcher, 2009): a key's score
   is the sum over rankings of ``1 / (k + rank)``, rank counted from 1. Where a
   signal gives keys equal values they share the best of their ranks
-  (competition ranking), so a tie never turns into an order of its own.
+  and the next value takes the next rank (dense ranking, "1223"), so a tie never turns into an
+  order of its own, and a coarse signal (three hosts' qualities among fifty candidates) moves a
+  candidate by a rank or two, not by the size of a whole host's share of the pool.
 - Softmax with temperature over fused scores, and sampling a batch without
   replacement from it (Gumbel top-k, which draws the same distribution as
   sequential sampling without replacement and stays exact as the temperature
@@ -45,12 +47,10 @@ def rrf_fuse(rankings: Iterable[Sequence[K]], k: int = RRF_K) -> dict[K, float]:
 
 
 def tied_ranks(values: Mapping[K, float]) -> dict[K, int]:
-    """Rank keys by value, best (highest) first from 1; equal values share the best rank ("1224")."""
-    ordered = sorted(values.values(), reverse=True)
-    first: dict[float, int] = {}
-    for rank, value in enumerate(ordered, start=1):
-        first.setdefault(value, rank)
-    return {key: first[value] for key, value in values.items()}
+    """Rank keys by value, best (highest) first from 1; equal values share a rank ("1223")."""
+    distinct = sorted(set(values.values()), reverse=True)
+    rank = {value: n for n, value in enumerate(distinct, start=1)}
+    return {key: rank[value] for key, value in values.items()}
 
 
 def rrf_fuse_scores(signals: Iterable[Mapping[K, float]], k: int = RRF_K) -> dict[K, float]:

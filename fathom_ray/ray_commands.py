@@ -43,7 +43,7 @@ def serve_forever(settings: Settings, network: NetworkMap, address: str | None, 
     from serve.deployment import run_api, shutdown  # noqa: PLC0415
 
     try:
-        console.print("starting the browser pool, the judge's engine, the embedder and the stores ...")
+        console.print("starting the browser pool, the judge, the embedder and the stores ...")
         engine = start_engine(settings, network)
         run_api(engine)
         api = settings.api
@@ -67,9 +67,9 @@ def run_research(
     from actors.engine import run_session, start_engine  # noqa: PLC0415
 
     try:
-        console.print("starting the browser pool, the judge's engine, the embedder and the stores ...")
+        console.print("starting the browser pool, the judge, the embedder and the stores ...")
         engine = start_engine(settings, network)
-        view = LiveView(request.goal)
+        view = LiveView(request.goal, judge=f"{engine.judge.backend} ({engine.judge.model})")
         with Live(view.render(), console=console, refresh_per_second=4, transient=False) as live:
 
             def show(events: list[Event]) -> None:

@@ -47,6 +47,7 @@ def result_document(state: SessionState, wall_s: float) -> dict[str, Any]:
             "tokens_out": usage.completion_tokens,
             "cost_usd": usage.cost_usd,
             "wall_s": round(wall_s, 2),
+            "judge": state.judge,
         },
     }
 
@@ -83,6 +84,7 @@ def status_document(state: SessionState) -> dict[str, Any]:
             "tokens_in": state.usage.prompt_tokens,
             "tokens_out": state.usage.completion_tokens,
             "cost_usd": state.usage.cost_usd,
+            "judge": state.judge,
         },
     }
 

@@ -24,7 +24,7 @@ from fathom_ray import report
 from fathom_ray.errors import SearchError, SessionError
 from fathom_ray.frontier import FAILED, FETCHED, rank_and_sample
 from fathom_ray.llm import answers
-from fathom_ray.llm.judge import Judged
+from fathom_ray.llm.judge import Judged, JudgeInfo
 from fathom_ray.llm.prompts import MAX_LINKS_IN_PROMPT
 from fathom_ray.models import (
     Candidate,
@@ -37,6 +37,7 @@ from fathom_ray.models import (
     Preview,
     SearchResult,
 )
+from fathom_ray.ports import Embedder, JudgePort
 from fathom_ray.presets import Preset
 from fathom_ray.session_events import EventLog
 from fathom_ray.session_state import CANCELLED, COMPLETE, PageRecord, SessionState
@@ -47,22 +48,6 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-class JudgeCalls(Protocol):
-    async def decompose(self, goal: str, count: int) -> Judged[answers.Checklist]: ...
-    async def analyse_page(
-        self, goal: str, checklist: Sequence[ChecklistItem], facts: Sequence[Any], page: ExtractedPage
-    ) -> Judged[answers.PageAnalysis]: ...
-    async def discover_queries(
-        self, goal: str, open_items: Sequence[ChecklistItem], done: Sequence[str], count: int
-    ) -> Judged[answers.Queries]: ...
-    async def judge_completeness(
-        self, goal: str, checklist: Sequence[ChecklistItem], facts: Sequence[Any]
-    ) -> Judged[answers.Completeness]: ...
-    async def compose(
-        self, goal: str, checklist: Sequence[ChecklistItem], facts: Sequence[Any]
-    ) -> Judged[answers.Report]: ...
-
-
 class BrowserCalls(Protocol):
     async def fetch(self, url: str) -> FetchResult: ...
     async def preview(self, url: str) -> Preview: ...
@@ -71,10 +56,6 @@ class BrowserCalls(Protocol):
 
 class ExtractorCalls(Protocol):
     async def extract(self, result: FetchResult) -> ExtractedPage: ...
-
-
-class EmbedderCalls(Protocol):
-    async def embed(self, texts: Sequence[str]) -> list[list[float]]: ...
 
 
 class MemoryCalls(Protocol):
@@ -102,10 +83,10 @@ class SearchCalls(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Services:
-    judge: JudgeCalls
+    judge: JudgePort
     browser: BrowserCalls
     extractor: ExtractorCalls
-    embedder: EmbedderCalls
+    embedder: Embedder
     memory: MemoryCalls
     frontier: FrontierCalls
     search: SearchCalls
@@ -194,6 +175,8 @@ class ResearchSession:
     async def _set_up(self) -> bool:
         # The goal is searched while the judge decomposes it: the first event comes at once.
         goal_search = asyncio.ensure_future(self._search([self._goal]))
+        info = await self._s.judge.start()  # started already: it says which judge it is
+        self.state.judge = f"{info.backend} ({info.model})" if isinstance(info, JudgeInfo) else "unknown"
         try:
             judged = self._account(await self._s.judge.decompose(self._goal, self._preset.checklist_size))
         except BaseException:
@@ -278,6 +261,8 @@ class ResearchSession:
             *(self._visit(c, preview_first=True) for c in batch[half:]),
         )
         await self._update_checklist()
+        if sum(results) and self._pages_left() > 0 and not all(i.satisfied for i in self.state.checklist):
+            await self._discover()  # the multi-hop step: what this round's facts name, searched now
         self.events.emit(
             EventType.ROUND_END,
             {
@@ -292,7 +277,9 @@ class ResearchSession:
     async def _discover(self) -> None:
         open_items = [i for i in self.state.checklist if not i.satisfied]
         judged = self._account(
-            await self._s.judge.discover_queries(self._goal, open_items, self.state.queries_done, 3)
+            await self._s.judge.discover_queries(
+                self._goal, open_items, self.state.queries_done, 3, self.state.ledger.facts
+            )
         )
         if judged.answer:
             await self._search(judged.answer.queries)

@@ -38,6 +38,7 @@ class SessionState:
     report_markdown: str = ""
     failures: int = 0
     decomposed: bool = False
+    judge: str = ""  # which judge answered: "evidence (all-MiniLM-L6-v2 + BM25)", "vllm (model)", ...
 
     @property
     def pages_fetched(self) -> int:
@@ -81,6 +82,7 @@ class SessionState:
             report_markdown=data["report_markdown"],
             failures=int(data["failures"]),
             decomposed=bool(data["decomposed"]),
+            judge=str(data.get("judge", "")),
         )
 
 

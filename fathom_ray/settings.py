@@ -73,8 +73,13 @@ class Price(Section):
     completion_per_mtok: float = Field(ge=0)
 
 
+JudgeBackend = Literal["evidence", "vllm", "openai"]
+
+
 class LLMSettings(Section):
-    backend: Literal["vllm", "openai"] = "vllm"
+    """The judge. ``backend`` ``auto`` is the evidence judge unless a model, an endpoint or a GPU is there."""
+
+    backend: Literal["auto", "evidence", "vllm", "openai"] = "auto"
     device: Literal["auto", "cpu", "cuda"] = "auto"  # auto: CUDA when the cluster has a GPU now
     model: str | None = None
     base_url: str | None = None
@@ -89,6 +94,22 @@ class LLMSettings(Section):
     max_model_len: int = Field(4096, ge=512)
     page_chars: int = Field(6000, ge=500)
     prices: dict[str, Price] = Field(default_factory=dict)
+
+    evidence_threshold: float = Field(0.5, ge=0.0, le=1.0)  # the evidence judge's bar for a fact
+
+    def resolved_backend(self, gpu: bool) -> JudgeBackend:
+        """What ``auto`` stands for: an endpoint, then a model or a GPU (vLLM), else the evidence judge."""
+        if self.backend != "auto":
+            return self.backend
+        if self.base_url:
+            return "openai"
+        if self.model or gpu:
+            return "vllm"
+        return "evidence"
+
+    def resolved(self, gpu: bool) -> LLMSettings:
+        """These settings with ``auto`` replaced by the backend it stands for."""
+        return self.model_copy(update={"backend": self.resolved_backend(gpu)})
 
     @model_validator(mode="after")
     def _endpoint_for_openai(self) -> LLMSettings:

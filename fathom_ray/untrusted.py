@@ -98,3 +98,23 @@ def frame(source_id: str, url: str, title: str, body: str) -> str:
     safe_title = neutralise(strip_invisible(title)).replace('"', "'")[:300]
     safe_url = url.replace('"', "%22")
     return f'<{FRAME_TAG} id="{source_id}" url="{safe_url}" title="{safe_title}">\n{body}\n</{FRAME_TAG}>'
+
+
+_MARKUP = re.compile(r"</?[a-z][a-z0-9-]*(\s[^<>]*)?/?>|!\[[^\]]*\]\(|\[[^\]]*\]\(\s*[a-z]+:|<!--", re.I)
+_ACTIVE_LINK = re.compile(r"\b(javascript|vbscript)\s*:|\bdata:[a-z]+/|\bfile:/", re.I)
+
+
+def unfit_for_fact(text: str) -> str | None:
+    """Why ``text`` may never be a fact (instruction-like, markup, an image, an active link, a secret)."""
+    cleaned = strip_invisible(text)
+    if cleaned != unicodedata.normalize("NFKC", text):
+        return "invisible characters"
+    if flags := instruction_flags(cleaned):
+        return f"instruction-like ({', '.join(flags)})"
+    if _MARKUP.search(cleaned) or CONTROL_TOKENS.search(cleaned) or DELIMITERS.search(cleaned):
+        return "markup"
+    if _ACTIVE_LINK.search(cleaned):
+        return "active link"
+    if redact_secrets(cleaned)[1]:
+        return "secret"
+    return None

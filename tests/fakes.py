@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import math
+import re
 from collections.abc import Sequence
 
 from fathom_ray.errors import JudgeError
@@ -22,6 +25,12 @@ class ScriptedBackend:
         self._finish_reason = finish_reason
         self.requests: list[CompletionRequest] = []
 
+    async def start(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
     async def complete(self, request: CompletionRequest) -> Completion:
         self.requests.append(request)
         step = self._script.pop(0)
@@ -34,3 +43,23 @@ class ScriptedBackend:
         return Completion(
             step, prompt_tokens=prompt, completion_tokens=len(step) // 4, finish_reason=self._finish_reason
         )
+
+
+class WordEmbedder:
+    """Unit vectors of hashed word counts: similar wording, similar vectors (no model, deterministic)."""
+
+    def __init__(self, dimension: int = 256) -> None:
+        self.dimension = dimension
+        self.calls = 0
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        self.calls += 1
+        return [self._vector(t) for t in texts]
+
+    def _vector(self, text: str) -> list[float]:
+        vector = [0.0] * self.dimension
+        for word in re.findall(r"[a-z0-9]+", text.lower()):
+            digest = hashlib.sha1(word.encode(), usedforsecurity=False).digest()
+            vector[int.from_bytes(digest[:4], "big") % self.dimension] += 1.0
+        norm = math.sqrt(sum(x * x for x in vector)) or 1.0
+        return [x / norm for x in vector]

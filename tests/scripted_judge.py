@@ -11,17 +11,22 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Sequence
+from typing import TypeVar
 
 from fathom_ray.llm import answers
-from fathom_ray.llm.judge import Judged
+from fathom_ray.llm.judge import Judged, JudgeInfo
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact, Usage
 
 SENTENCE = re.compile(r"[A-Z][^.!?\n]{40,200}[.!?]")
+A = TypeVar("A", bound=answers.Answer)
 CALL = Usage(calls=1, prompt_tokens=200, completion_tokens=40)
 
 
 class ScriptedJudge:
+    """Implements ``fathom_ray.ports.JudgePort`` (``tests/unit/test_judge_port.py`` has mypy check it)."""
+
     def __init__(self) -> None:
+        self.usage = Usage()
         self.calls: Counter[str] = Counter()
         self.satisfy = False
         self.questions = ["Which version introduced it?", "Who wrote the proposal?"]
@@ -40,25 +45,29 @@ class ScriptedJudge:
         if queries is not None:
             self.queries = list(queries)
 
-    def start(self) -> dict[str, str]:
-        return {"backend": "scripted", "model": "scripted", "note": ""}
+    async def start(self) -> JudgeInfo:
+        return JudgeInfo("scripted", "scripted")
 
-    def stop(self) -> None:
+    async def close(self) -> None:
+        return None
+
+    async def stop(self) -> None:
         return None
 
     def counts(self) -> dict[str, int]:
         return dict(self.calls)
 
-    def _judged(self, name: str, answer: answers.Answer) -> Judged[answers.Answer]:
+    def _judged(self, name: str, answer: A) -> Judged[A]:
         self.calls[name] += 1
+        self.usage += CALL
         return Judged(name, answer, None, CALL)
 
-    async def decompose(self, goal: str, count: int) -> Judged[answers.Answer]:
+    async def decompose(self, goal: str, count: int) -> Judged[answers.Checklist]:
         return self._judged("decompose", answers.Checklist(questions=self.questions[:count]))
 
     async def analyse_page(
         self, goal: str, checklist: Sequence[ChecklistItem], facts: Sequence[Fact], page: ExtractedPage
-    ) -> Judged[answers.Answer]:
+    ) -> Judged[answers.PageAnalysis]:
         found = SENTENCE.search(page.text)
         claims = []
         if found and checklist:
@@ -75,23 +84,28 @@ class ScriptedJudge:
         return self._judged("analyse_page", analysis)
 
     async def discover_queries(
-        self, goal: str, open_items: Sequence[ChecklistItem], done: Sequence[str], count: int
-    ) -> Judged[answers.Answer]:
+        self,
+        goal: str,
+        open_items: Sequence[ChecklistItem],
+        done: Sequence[str],
+        count: int,
+        facts: Sequence[Fact] = (),
+    ) -> Judged[answers.Queries]:
         return self._judged("discover_queries", answers.Queries(queries=self.queries[:count]))
 
     async def judge_completeness(
         self, goal: str, checklist: Sequence[ChecklistItem], facts: Sequence[Fact]
-    ) -> Judged[answers.Answer]:
+    ) -> Judged[answers.Completeness]:
         ids = [i.id for i in checklist] if self.satisfy else []
         return self._judged("completeness", answers.Completeness(satisfied=ids))
 
     async def compose(
         self, goal: str, checklist: Sequence[ChecklistItem], facts: Sequence[Fact]
-    ) -> Judged[answers.Answer]:
+    ) -> Judged[answers.Report]:
         findings = [answers.Finding(sentence=f.claim[:500], fact_ids=[f.id]) for f in facts[:5]]
         return self._judged("compose", answers.Report(findings=findings))
 
-    async def answer(self, question: str, pages: Sequence[ExtractedPage]) -> Judged[answers.Answer]:
+    async def answer(self, question: str, pages: Sequence[ExtractedPage]) -> Judged[answers.SinglePassAnswer]:
         """The baseline's answer: a sentence quoted from each page, and one citation no page holds."""
         citations = [
             answers.Citation(claim=found.group(0), evidence=found.group(0), source=n)
@@ -107,6 +121,6 @@ class ScriptedJudge:
 
     async def grade(
         self, question: str, gold: str, aliases: Sequence[str], answer_text: str
-    ) -> Judged[answers.Answer]:
+    ) -> Judged[answers.Verdict]:
         said = any(a.casefold() in answer_text.casefold() for a in (gold, *aliases))
         return self._judged("grade", answers.Verdict(verdict="correct" if said else "wrong"))

@@ -38,8 +38,14 @@ class OpenAIBackend:
             base_url=settings.base_url.rstrip("/") + "/", headers=headers, timeout=settings.timeout_s
         )
 
-    async def aclose(self) -> None:
+    async def start(self) -> None:
+        return None  # the endpoint is someone else's; its first call says whether it answers
+
+    async def close(self) -> None:
         await self._client.aclose()
+
+    async def aclose(self) -> None:
+        await self.close()
 
     async def complete(self, request: CompletionRequest) -> Completion:
         body = {

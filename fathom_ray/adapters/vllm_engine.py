@@ -71,6 +71,9 @@ class VllmBackend:
             raise JudgeError(self.name, f"engine did not start: {e}") from e
         self._tokenizer = self._engine.get_tokenizer()
 
+    async def close(self) -> None:
+        self.shutdown()
+
     def shutdown(self) -> None:
         if self._engine is not None:
             self._engine.shutdown()

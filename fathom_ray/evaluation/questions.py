@@ -18,6 +18,7 @@ class EvalQuestion:
     answer_aliases: tuple[str, ...] = ()
     evidence_urls: tuple[str, ...] = ()
     hops: int = 1
+    quotes: tuple[str, ...] = ()  # the gold evidence: verbatim quotes of the evidence pages
 
 
 class _BadLineError(ValueError):
@@ -66,7 +67,20 @@ def _question(item: Any) -> EvalQuestion:
     hops = item.get("hops", max(1, len(urls)))
     if not isinstance(hops, int) or isinstance(hops, bool) or hops < 1:
         raise _BadLineError("hops must be an integer >= 1")
-    return EvalQuestion(str(identifier).strip(), question.strip(), _text(item, "answer"), aliases, urls, hops)
+    quotes = _quotes(item)
+    return EvalQuestion(
+        str(identifier).strip(), question.strip(), _text(item, "answer"), aliases, urls, hops, quotes
+    )
+
+
+def _quotes(item: dict[str, Any]) -> tuple[str, ...]:
+    """``evidence``: a list of ``{url, quote}`` objects (optional)."""
+    value = item.get("evidence", [])
+    if not isinstance(value, list) or not all(
+        isinstance(e, dict) and isinstance(e.get("quote"), str) and e["quote"].strip() for e in value
+    ):
+        raise _BadLineError("evidence must be a list of {url, quote} objects with non-empty quotes")
+    return tuple(e["quote"] for e in value)
 
 
 def _text(item: dict[str, Any], key: str) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 
 from fathom_ray.report import safe_inline
 
-SCORES = ("evidence_recall", "citation_faithfulness", "answer_match")
+SCORES = ("evidence_recall", "citation_faithfulness", "evidence_quote_recall", "answer_match")
 PLOTS = {
     "per_question": "plot_per_question.png",
     "pages_vs_recall": "plot_pages_vs_recall.png",
@@ -37,14 +37,16 @@ def write_report(
             lines.append(f"- {method} LLM verdicts (kept apart from answer_match): {verdicts}")
     lines += ["", "## Per question", ""]
     lines += [
-        "| id | method | status | evidence recall | citation faithfulness | answer match | facts | pages | "
-        "LLM calls | tokens | wall s | stop reason |",
-        "|---|---|---|---:|---:|---|---:|---:|---:|---:|---:|---|",
+        "| id | method | judge | status | evidence recall | citation faithfulness | quote recall | "
+        "answer match | facts | pages | judge calls | tokens | wall s | stop reason |",
+        "|---|---|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---|",
     ]
     for r in rows:
         lines.append(
-            f"| {r['id']} | {r['method']} | {r['status']} | {_num(r['evidence_recall'])} | "
-            f"{_num(r['citation_faithfulness'])} | {'yes' if r['answer_match'] else 'no'} | {r['facts']} | "
+            f"| {r['id']} | {r['method']} | {safe_inline(str(r.get('judge', '')))} | {r['status']} | "
+            f"{_num(r['evidence_recall'])} | {_num(r['citation_faithfulness'])} | "
+            f"{_num(r.get('evidence_quote_recall'))} | {'yes' if r['answer_match'] else 'no'} | "
+            f"{r['facts']} | "
             f"{r['pages_fetched']} | {r['llm_calls']} | {r['tokens']} | {_num(r['wall_s'], 1)} | "
             f"{safe_inline(str(r['stop_reason']))} |"
         )

@@ -76,6 +76,14 @@ def citation_faithfulness(document: Mapping[str, Any]) -> float | None:
     return faithful / len(facts)
 
 
+def evidence_quote_recall(quotes: Sequence[str], document: Mapping[str, Any]) -> float | None:
+    """Share of the gold evidence quotes that occur in the evidence of the facts kept; None without quotes."""
+    if not quotes:
+        return None
+    kept = " \n ".join(normalise_text(str(f.get("evidence") or "")) for f in document.get("facts", []))
+    return sum(normalise_text(q) in kept for q in quotes) / len(quotes)
+
+
 def answer_text(document: Mapping[str, Any]) -> str:
     """What the run answered: its report and the claims of its facts."""
     claims = " ".join(str(f.get("claim", "")) for f in document.get("facts", []))
@@ -100,6 +108,8 @@ def score(
         "stop_reason": document.get("stop_reason", ""),
         "evidence_recall": evidence_recall(question.evidence_urls, document),
         "citation_faithfulness": citation_faithfulness(document),
+        "evidence_quote_recall": evidence_quote_recall(question.quotes, document),
+        "judge": usage.get("judge", ""),
         "facts": len(document.get("facts", [])),
         "answer_match": answer_match(answer_text(document), question.answer, question.answer_aliases),
         "llm_verdict": verdict,

@@ -9,6 +9,7 @@ from typing import Any
 METRICS = (
     "evidence_recall",
     "citation_faithfulness",
+    "evidence_quote_recall",
     "answer_match",
     "facts",
     "pages_fetched",

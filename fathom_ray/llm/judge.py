@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from fathom_ray.errors import JudgeError, JudgeTimeoutError
 from fathom_ray.llm import answers, prompts
+from fathom_ray.llm.models import PLUMBING_WARNING
 from fathom_ray.llm.prompts import Message
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact, Usage
 from fathom_ray.settings import LLMSettings, Price
@@ -49,9 +50,24 @@ class LLMBackend(Protocol):
     name: str
     model: str
 
+    async def start(self) -> None:
+        """Load the engine or open the connection; ``JudgeError`` when it cannot."""
+        ...
+
+    async def close(self) -> None: ...
+
     async def complete(self, request: CompletionRequest) -> Completion:
         """One completion constrained by ``request.schema``; ``JudgeError`` when the backend fails."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeInfo:
+    """Which judge answers: ``backend`` evidence, vllm, openai (or a test's own), its model, a note."""
+
+    backend: str
+    model: str
+    note: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +101,7 @@ def cost_usd(price: Price | None, prompt_tokens: int, completion_tokens: int) ->
 
 
 class Judge:
-    """Every judgement the engine makes, over one backend."""
+    """Every judgement the engine makes, over one LLM backend (the JudgePort of ``ports``)."""
 
     def __init__(self, backend: LLMBackend, settings: LLMSettings, page_chars: int = 6000) -> None:
         self._backend = backend
@@ -93,6 +109,17 @@ class Judge:
         self._page_chars = page_chars
         self._ids = itertools.count(1)
         self.usage = Usage()
+
+    async def start(self) -> JudgeInfo:
+        await self._backend.start()
+        return self.info()
+
+    async def close(self) -> None:
+        await self._backend.close()
+
+    def info(self) -> JudgeInfo:
+        plumbing = self._backend.name == "vllm" and self._settings.model is None
+        return JudgeInfo(self._backend.name, self._backend.model, PLUMBING_WARNING if plumbing else "")
 
     async def decompose(self, goal: str, count: int) -> Judged[answers.Checklist]:
         return await self._call("decompose", prompts.decompose(goal, count), answers.Checklist)
@@ -105,9 +132,14 @@ class Judge:
         return Judged(judged.judgement, judged.answer, judged.failure, judged.usage, safe.flags)
 
     async def discover_queries(
-        self, goal: str, open_items: Sequence[ChecklistItem], done_queries: Sequence[str], count: int
+        self,
+        goal: str,
+        open_items: Sequence[ChecklistItem],
+        done: Sequence[str],
+        count: int,
+        facts: Sequence[Fact] = (),
     ) -> Judged[answers.Queries]:
-        messages = prompts.discover_queries(goal, open_items, done_queries, count)
+        messages = prompts.discover_queries(goal, open_items, done, count, facts)
         return await self._call("discover_queries", messages, answers.Queries)
 
     async def judge_completeness(

@@ -13,6 +13,7 @@ from functools import cache
 from importlib.resources import files
 from string import Template
 
+from fathom_ray.evidence.select import select_passages
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact
 from fathom_ray.untrusted import SafeText, frame, make_safe, neutralise, strip_invisible
 
@@ -66,8 +67,12 @@ def analyse_page(
     page: ExtractedPage,
     page_chars: int,
 ) -> tuple[tuple[Message, ...], SafeText]:
-    """The messages for one page, and what making its text safe found (flags, redactions)."""
-    safe = make_safe(page.text, page_chars)
+    """The messages for one page, and what making its text safe found (flags, redactions).
+
+    A page longer than ``page_chars`` is cut to its best passages for the open questions
+    (``evidence.select``), not to its head.
+    """
+    safe = make_safe(select_passages(page.text, page.title, checklist, page_chars), page_chars)
     links = page.links[:MAX_LINKS_IN_PROMPT]
     link_lines = "\n".join(f"{i}. {_safe_line(link.text, 120)} <{link.url}>" for i, link in enumerate(links))
     messages = _messages(
@@ -82,12 +87,17 @@ def analyse_page(
 
 
 def discover_queries(
-    goal: str, open_items: Sequence[ChecklistItem], done_queries: Sequence[str], count: int
+    goal: str,
+    open_items: Sequence[ChecklistItem],
+    done_queries: Sequence[str],
+    count: int,
+    facts: Sequence[Fact] = (),
 ) -> tuple[Message, ...]:
     return _messages(
         "discover_queries",
         goal=_safe_line(goal, 2000),
         checklist=checklist_lines(open_items),
+        facts=fact_lines(facts),
         queries="\n".join(f"- {_safe_line(q, 200)}" for q in done_queries[-30:]) or "(none)",
         count=str(count),
     )

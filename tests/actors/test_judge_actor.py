@@ -31,11 +31,11 @@ PAGE = ExtractedPage(
 
 @pytest.fixture(scope="module")
 def judge() -> Iterator[Handle]:
-    settings = LLMSettings(max_tokens=256, timeout_s=120, max_retries=1)
+    settings = LLMSettings(backend="vllm", max_tokens=256, timeout_s=120, max_retries=1)
     actor = judge_actor(settings).remote(settings)
     info = ray.get(actor.start.remote(), timeout=300)
-    assert info["backend"] == "vllm"
-    assert "too small" in info["note"]
+    assert info.backend == "vllm"
+    assert "too small" in info.note
     yield actor
     ray.get(actor.stop.remote(), timeout=60)
     ray.kill(actor)

@@ -1,4 +1,5 @@
-"""The development question set: valid, multi-hop, and every evidence quote is on its page as served."""
+"""The question sets (development, and held out from tuning): valid, multi-hop, and every evidence
+quote is on its page as served."""
 
 from __future__ import annotations
 
@@ -17,8 +18,10 @@ if TYPE_CHECKING:
     from fathom_ray.testweb.server import TestWeb
 
 pytestmark = pytest.mark.integration
-FILE = Path(__file__).resolve().parents[1] / "data" / "dev_questions.jsonl"
+DATA = Path(__file__).resolve().parents[1] / "data"
+FILE = DATA / "dev_questions.jsonl"
 LINES = FILE.read_text(encoding="utf-8").splitlines()
+HELD_OUT = (DATA / "heldout_questions.jsonl").read_text(encoding="utf-8").splitlines()
 
 
 def test_the_set_is_valid_and_multi_hop() -> None:
@@ -31,10 +34,21 @@ def test_the_set_is_valid_and_multi_hop() -> None:
     assert set().union(*sites) == {"docs.python.test", "www.postgresql.test", "www.sqlite.test"}
 
 
-def test_every_quote_occurs_in_its_page_as_served(testweb: TestWeb) -> None:
+def test_the_held_out_set_is_valid_multi_hop_and_apart_from_the_dev_set() -> None:
+    questions, problems = parse_questions(HELD_OUT)
+    dev, _ = parse_questions(LINES)
+    assert problems == []
+    assert len(questions) >= 8
+    assert all(2 <= q.hops == len(q.evidence_urls) and q.quotes for q in questions)
+    assert not {q.id for q in questions} & {q.id for q in dev}
+    assert not {u for q in questions for u in q.evidence_urls} <= {u for q in dev for u in q.evidence_urls}
+
+
+@pytest.mark.parametrize("lines", [LINES, HELD_OUT], ids=["dev", "held-out"])
+def test_every_quote_occurs_in_its_page_as_served(testweb: TestWeb, lines: list[str]) -> None:
     served: dict[str, str] = {}
     with httpx.Client(timeout=30) as client:
-        for line in LINES:
+        for line in lines:
             item = json.loads(line)
             assert {e["url"] for e in item["evidence"]} == set(item["evidence_urls"])
             for evidence in item["evidence"]:

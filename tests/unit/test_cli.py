@@ -41,8 +41,43 @@ def test_config_reports_bad_settings_with_exit_code_2(monkeypatch: pytest.Monkey
     assert "api.max_sessions" in result.output
 
 
+@pytest.mark.parametrize(
+    ("environment", "judge"),
+    [
+        ({}, "evidence (backend auto"),
+        ({"FATHOM_LLM__BACKEND": "evidence"}, "evidence"),
+        ({"FATHOM_LLM__MODEL": "Qwen/Qwen3-8B"}, "vllm (backend auto"),
+        (
+            {"FATHOM_LLM__BASE_URL": "http://gpu-box:8000/v1", "FATHOM_LLM__MODEL": "m"},
+            "openai (backend auto",
+        ),
+    ],
+)
+def test_config_says_which_judge_the_settings_pick(
+    monkeypatch: pytest.MonkeyPatch, environment: dict[str, str], judge: str
+) -> None:
+    for name in ("FATHOM_LLM__BACKEND", "FATHOM_LLM__MODEL", "FATHOM_LLM__BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in environment.items():
+        monkeypatch.setenv(name, value)
+    result = runner.invoke(app, ["config"])
+    assert result.exit_code == 0
+    assert json.loads(result.output)["judge"].startswith(judge)
+
+
+def test_doctor_names_the_evidence_judge_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("FATHOM_LLM__BACKEND", "FATHOM_LLM__MODEL", "FATHOM_LLM__BASE_URL"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("COLUMNS", "200")
+    result = runner.invoke(app, ["doctor"])
+    assert result.exit_code == 0
+    assert "the evidence judge (no model or endpoint configured)" in result.output
+    assert "too small" not in result.output
+
+
 def test_doctor_says_the_cpu_model_is_plumbing_grade(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("FATHOM_LLM__MODEL", raising=False)
+    monkeypatch.setenv("FATHOM_LLM__BACKEND", "vllm")
     monkeypatch.setenv("COLUMNS", "200")
     result = runner.invoke(app, ["doctor"])
     assert result.exit_code == 0

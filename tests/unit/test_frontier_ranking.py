@@ -13,7 +13,7 @@ from fathom_ray.ranking import rrf_fuse, rrf_fuse_scores, tied_ranks
 
 
 def test_equal_values_share_the_best_rank() -> None:
-    assert tied_ranks({"a": 0.9, "b": 0.5, "c": 0.5, "d": 0.1}) == {"a": 1, "b": 2, "c": 2, "d": 4}
+    assert tied_ranks({"a": 0.9, "b": 0.5, "c": 0.5, "d": 0.1}) == {"a": 1, "b": 2, "c": 2, "d": 3}
 
 
 def test_rrf_of_scores_is_rrf_of_the_rankings_when_nothing_ties() -> None:

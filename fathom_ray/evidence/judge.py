@@ -1,0 +1,213 @@
+"""The evidence judge: every judgement from the pages' own sentences, with no generative model.
+
+It answers the JudgePort with the LLM judge's answer types. A fact is a
+verbatim sentence of the page it cites (faithful by construction), chosen by
+the fused score of ``passages`` against the open checklist questions; a
+sentence that is instruction-like, holds markup, an active link or a secret is
+never one. Deterministic, and bounded per page: BM25 narrows before the
+embedder is asked for anything.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Sequence
+from typing import TypeVar
+
+from fathom_ray.evaluation.scoring import answer_match
+from fathom_ray.evidence import compose as composing
+from fathom_ray.evidence.decompose import decompose
+from fathom_ray.evidence.passages import Embed, Question, Score, SentenceIndex, score_sentences
+from fathom_ray.evidence.queries import discover
+from fathom_ray.evidence.sentences import Sentence, split_sentences
+from fathom_ray.llm import answers
+from fathom_ray.llm.judge import Judged, JudgeInfo
+from fathom_ray.llm.prompts import MAX_LINKS_IN_PROMPT
+from fathom_ray.models import ChecklistItem, ExtractedPage, Fact, Usage
+from fathom_ray.ports import Embedder
+from fathom_ray.untrusted import unfit_for_fact
+
+MAX_EMBEDDED = 48
+FACTS_PER_QUESTION = 2
+MAX_FACTS = 12
+MAX_LINKS = 5
+MIN_LINK_SCORE = 0.34
+MAX_CLAIM_CHARS, MAX_EVIDENCE_CHARS = 400, 600
+A = TypeVar("A", bound=answers.Answer)
+# A site's name after the page's own title: "What's New In Python 3.8 - Python 3.11.2 documentation"
+_TITLE_SUFFIX = re.compile("\\s+[\u2014|\u00b7\u2013-]\\s+[^\u2014|\u00b7\u2013]{3,60}$")
+_LEANING = ("it ", "its ", "this ", "these ", "they ", "that ", "those ", "such ", "he ", "she ", "there ")
+
+
+class EvidenceJudge:
+    """Judgements as retrieval over a sentence embedder (``None``: BM25 and answer types only)."""
+
+    def __init__(self, embedder: Embedder | None, threshold: float = 0.5) -> None:
+        self._embed: Embed | None = embedder.embed if embedder is not None else None
+        self._threshold = threshold
+        self.usage = Usage()
+
+    async def start(self) -> JudgeInfo:
+        """Load the embedder now (its first call), not under the first page."""
+        if self._embed is not None:
+            await self._embed(["start"])
+        return self.info()
+
+    async def close(self) -> None:
+        return None
+
+    def info(self) -> JudgeInfo:
+        model = "all-MiniLM-L6-v2 + BM25" if self._embed is not None else "BM25"
+        return JudgeInfo("evidence", model, "")
+
+    def _judged(self, judgement: str, answer: A, started: float) -> Judged[A]:
+        usage = Usage(calls=1, latency_s=time.monotonic() - started)
+        self.usage += usage
+        return Judged(judgement, answer, None, usage)
+
+    async def decompose(self, goal: str, count: int) -> Judged[answers.Checklist]:
+        started = time.monotonic()
+        return self._judged("decompose", answers.Checklist(questions=decompose(goal, count)), started)
+
+    async def analyse_page(
+        self, goal: str, checklist: Sequence[ChecklistItem], facts: Sequence[Fact], page: ExtractedPage
+    ) -> Judged[answers.PageAnalysis]:
+        started = time.monotonic()
+        analysis = await self.analyse(goal, checklist, page)
+        return self._judged("analyse_page", analysis, started)
+
+    async def analyse(
+        self, goal: str, checklist: Sequence[ChecklistItem], page: ExtractedPage
+    ) -> answers.PageAnalysis:
+        questions = _open_questions(goal, checklist)
+        index = SentenceIndex(split_sentences(page.text), page.title)
+        scores = await score_sentences(index, questions, self._embed, MAX_EMBEDDED)
+        kept = self._facts(index, page.text, scores)
+        relevant = {s.sentence for s in scores if s.fused >= self._threshold * 0.8}
+        best = scores[0].fused if scores else 0.0
+        share = len(relevant) / max(len(index.sentences), 1)
+        return answers.PageAnalysis(
+            facts=kept,
+            follow_links=_links(index, questions, page),
+            page_quality=round(min(1.0, 0.5 * best + 0.5 * min(1.0, 5 * share)), 4),
+            summary=kept[0].claim[:500] if kept else "",
+        )
+
+    def _facts(self, index: SentenceIndex, text: str, scores: Sequence[Score]) -> list[answers.FactClaim]:
+        sentences = index.sentences
+        above = [s for s in scores if s.fused >= self._threshold]
+        per_question: dict[str, int] = {}
+        chosen: dict[int, float] = {}
+        for score in above:
+            if len(chosen) >= MAX_FACTS or score.sentence in chosen:
+                continue
+            if per_question.get(score.question_id, 0) >= FACTS_PER_QUESTION:
+                continue
+            if unfit_for_fact(sentences[score.sentence].plain) is not None:
+                continue
+            per_question[score.question_id] = per_question.get(score.question_id, 0) + 1
+            chosen[score.sentence] = score.fused
+        claims = []
+        for number, fused in chosen.items():
+            ids = sorted({s.question_id for s in above if s.sentence == number})
+            claim, evidence = _claim(sentences, text, number)
+            topic = _topic(index.title, sentences[number].heading)
+            claims.append(
+                answers.FactClaim(
+                    claim=claim, evidence=evidence, checklist_ids=ids[:10], confidence=fused, topic=topic
+                )
+            )
+        return claims
+
+    async def discover_queries(
+        self,
+        goal: str,
+        open_items: Sequence[ChecklistItem],
+        done: Sequence[str],
+        count: int,
+        facts: Sequence[Fact] = (),
+    ) -> Judged[answers.Queries]:
+        started = time.monotonic()
+        queries = discover(goal, open_items, facts, done, count) or [goal[:300]]
+        return self._judged("discover_queries", answers.Queries(queries=queries[:10]), started)
+
+    async def judge_completeness(
+        self, goal: str, checklist: Sequence[ChecklistItem], facts: Sequence[Fact]
+    ) -> Judged[answers.Completeness]:
+        started = time.monotonic()
+        satisfied = composing.settled(checklist, facts, self._threshold)
+        return self._judged("completeness", answers.Completeness(satisfied=satisfied), started)
+
+    async def compose(
+        self, goal: str, checklist: Sequence[ChecklistItem], facts: Sequence[Fact]
+    ) -> Judged[answers.Report]:
+        started = time.monotonic()
+        report = answers.Report(findings=composing.findings(checklist, facts))
+        return self._judged("compose", report, started)
+
+    async def answer(self, question: str, pages: Sequence[ExtractedPage]) -> Judged[answers.SinglePassAnswer]:
+        """The single-pass baseline's answer: the best facts of all pages for the question's parts."""
+        started = time.monotonic()
+        items = [ChecklistItem(f"Q{n}", q) for n, q in enumerate(decompose(question, 10), start=1)]
+        found: list[tuple[int, answers.FactClaim]] = []
+        for number, page in enumerate(pages, start=1):
+            analysis = await self.analyse(question, items, page)
+            found += [(number, claim) for claim in analysis.facts]
+        found.sort(key=lambda pair: -pair[1].confidence)
+        citations = [
+            answers.Citation(claim=c.claim, evidence=c.evidence, source=n) for n, c in found[:12] if n <= 99
+        ]
+        text = " ".join(c.claim for c in citations[: len(items) + 1])[:1500] or "The sources do not say."
+        return self._judged("answer", answers.SinglePassAnswer(answer=text, citations=citations), started)
+
+    async def grade(
+        self, question: str, gold: str, aliases: Sequence[str], answer_text: str
+    ) -> Judged[answers.Verdict]:
+        started = time.monotonic()
+        said = answer_match(answer_text, gold, aliases)
+        verdict = answers.Verdict(
+            verdict="correct" if said else "wrong",
+            reason="answer match: the gold answer or an alias occurs in the answer (the evidence judge "
+            "has no model to grade with)",
+        )
+        return self._judged("grade", verdict, started)
+
+
+def _open_questions(goal: str, checklist: Sequence[ChecklistItem]) -> list[Question]:
+    open_items = [i for i in checklist if not i.satisfied] or list(checklist)
+    if not open_items:
+        return [Question.of("Q1", goal)]
+    return [Question.of(i.id, i.question) for i in open_items]
+
+
+def _topic(title: str, heading: str) -> str:
+    """Where a fact sits: the page's title and the heading above it (what the sentence leaves unsaid)."""
+    title, heading = _TITLE_SUFFIX.sub("", " ".join(title.split())).rstrip("¶ "), heading.rstrip("¶ ")
+    parts = [p for p in dict.fromkeys((title, heading)) if p]
+    return " \u203a ".join(parts)[:80]
+
+
+def _claim(sentences: Sequence[Sentence], text: str, index: int) -> tuple[str, str]:
+    """The sentence as claim and evidence; the sentence before joins both when this one leans on it."""
+    sentence = sentences[index]
+    previous = sentences[index - 1] if index > 0 else None
+    leans = sentence.text[:1].islower() or sentence.text.lower().startswith(_LEANING)
+    if previous is not None and leans and not previous.is_heading:
+        evidence = text[previous.start : sentence.end]
+        claim = f"{previous.plain} {sentence.plain}"
+        if len(claim) <= MAX_CLAIM_CHARS and len(evidence) <= MAX_EVIDENCE_CHARS:
+            return claim, evidence
+    return sentence.plain[:MAX_CLAIM_CHARS], sentence.text
+
+
+def _links(index: SentenceIndex, questions: Sequence[Question], page: ExtractedPage) -> list[int]:
+    """Indices of the links whose anchor text and URL best match the open questions."""
+    scored: list[tuple[float, int]] = []
+    for n, link in enumerate(page.links[:MAX_LINKS_IN_PROMPT]):
+        words = f"{link.text} {link.url.rsplit('/', 1)[-1].replace('_', ' ').replace('-', ' ')}"
+        best = max(index.coverage(q.terms, words) for q in questions)
+        if best >= MIN_LINK_SCORE:
+            scored.append((best, n))
+    scored.sort(key=lambda pair: (-pair[0], pair[1]))
+    return [n for _, n in scored[:MAX_LINKS]]

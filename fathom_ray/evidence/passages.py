@@ -1,0 +1,220 @@
+"""Scoring a page's sentences against checklist questions: BM25 within the page, embedder similarity
+and the answer-type match, fused into one score in [0, 1].
+
+- **lexical**: Okapi BM25 of the question's terms over the page's sentences (each sentence with the
+  terms of its heading), divided by the sum of the terms' IDF, which is what a sentence of average
+  length holding each term once would score; clipped to 1. A term the page never uses counts with
+  the IDF of the rarest term the page has, so a page that lacks the question's words scores lower.
+  Blended with proximity: the share of the question's adjacent term pairs ("assignment
+  expression") that the sentence or its heading holds side by side, so "augmented assignment
+  operators" does not pass for "assignment expressions".
+- **semantic**: cosine of the sentence (prefixed by its heading) and the question, from the
+  embedder, mapped from [``COSINE_FLOOR``, ``COSINE_FLOOR + COSINE_SPAN``] onto [0, 1].
+- **type**: ``answer_types.type_match`` of the sentence for the question's expected type, or half
+  that of its heading and the page's title when the sentence itself has none ("What's New In
+  Python 3.8" answers a version question for the sentences under it).
+
+BM25 narrows first: only the best ``max_embedded`` sentences of the page (by lexical and type
+scores) are embedded, so the work per page stays bounded whatever the page's size.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+import numpy as np
+
+from fathom_ray.evidence.answer_types import TYPE_WORDS, AnswerType, expected_type, type_match
+from fathom_ray.evidence.sentences import Sentence
+from fathom_ray.evidence.terms import query_terms, terms
+
+K1, B = 1.2, 0.75
+COSINE_FLOOR, COSINE_SPAN = 0.1, 0.8
+WEIGHTS = {"lexical": 0.35, "semantic": 0.45, "type": 0.2}
+CONTEXT_TYPE_WEIGHT = 0.5  # an answer of the wanted type in the sentence's heading or the page title
+LEXICAL_PER_QUESTION = 12
+PHRASE_WEIGHT = 0.3
+MIN_FACT_WORDS = 5
+
+Embed = Callable[[Sequence[str]], Awaitable[list[list[float]]]]
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    id: str
+    text: str
+    kind: AnswerType
+    terms: tuple[str, ...]
+
+    @classmethod
+    def of(cls, item_id: str, text: str) -> Question:
+        """The question's terms leave out the words that name its answer type ("version", "date"):
+        the type feature stands for them, and every release note would match them."""
+        kind = expected_type(text)
+        words = tuple(t for t in query_terms(text) if t not in TYPE_WORDS) or tuple(query_terms(text))
+        return cls(item_id, text, kind, words)
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """How well one sentence answers one question."""
+
+    question_id: str
+    sentence: int
+    fused: float
+    lexical: float
+    semantic: float
+    type: float | None
+
+
+class SentenceIndex:
+    """BM25 statistics of one page's sentences (a sentence is a document)."""
+
+    def __init__(self, sentences: Sequence[Sentence], title: str = "") -> None:
+        self.sentences = list(sentences)
+        self.title = title
+        self._tf: list[Counter[str]] = []
+        self._pairs: list[set[tuple[str, str]]] = []
+        for sentence in self.sentences:
+            own, heading = terms(sentence.text), terms(sentence.heading)
+            self._tf.append(Counter(own + heading))
+            self._pairs.append({*pairwise(own), *pairwise(heading)})
+        self._lengths = [sum(tf.values()) for tf in self._tf]
+        self._average = (sum(self._lengths) / len(self._lengths) or 1.0) if self._lengths else 1.0
+        self._postings: dict[str, list[int]] = {}
+        for index, tf in enumerate(self._tf):
+            for term in tf:
+                self._postings.setdefault(term, []).append(index)
+        total = len(self.sentences)
+        self._rarest = self._idf(1, total)
+
+    @staticmethod
+    def _idf(df: int, total: int) -> float:
+        return math.log(1 + (total - df + 0.5) / (df + 0.5))
+
+    def idf(self, term: str) -> float:
+        df = len(self._postings.get(term, ()))
+        return self._idf(df, len(self.sentences)) if df else self._rarest
+
+    def lexical(self, question_terms: Sequence[str]) -> dict[int, float]:
+        """Normalised BM25 of every sentence that holds at least one of the terms."""
+        weights = {t: self.idf(t) for t in question_terms}
+        total_weight = sum(weights.values())
+        if not total_weight:
+            return {}
+        scores: dict[int, float] = {}
+        for term, idf in weights.items():
+            for index in self._postings.get(term, ()):
+                tf = self._tf[index][term]
+                norm = K1 * (1 - B + B * self._lengths[index] / self._average)
+                scores[index] = scores.get(index, 0.0) + idf * tf * (K1 + 1) / (tf + norm)
+        pairs = set(pairwise(question_terms))
+        return {
+            i: (1 - PHRASE_WEIGHT) * min(1.0, s / total_weight)
+            + PHRASE_WEIGHT
+            * (len(pairs & self._pairs[i]) / len(pairs) if pairs else min(1.0, s / total_weight))
+            for i, s in scores.items()
+        }
+
+    def coverage(self, question_terms: Sequence[str], text: str) -> float:
+        """IDF-weighted share of the question's terms that ``text`` holds (for links and titles)."""
+        weights = {t: self.idf(t) for t in question_terms}
+        total = sum(weights.values())
+        present = set(terms(text))
+        return sum(w for t, w in weights.items() if t in present) / total if total else 0.0
+
+
+def fuse(lexical: float, semantic: float | None, kind_match: float | None) -> float:
+    parts = [(WEIGHTS["lexical"], lexical)]
+    if semantic is not None:
+        parts.append((WEIGHTS["semantic"], semantic))
+    if kind_match is not None:
+        parts.append((WEIGHTS["type"], kind_match))
+    return sum(w * v for w, v in parts) / sum(w for w, _ in parts)
+
+
+def candidates(
+    index: SentenceIndex, questions: Sequence[Question], limit: int
+) -> tuple[list[int], dict[tuple[str, int], float]]:
+    """The sentences worth embedding (best lexical-and-type first, at most ``limit``) and every
+    (question id, sentence) lexical score."""
+    lexical: dict[tuple[str, int], float] = {}
+    best: dict[int, float] = {}
+    for question in questions:
+        scores = index.lexical(question.terms)
+        ranked = sorted(
+            scores,
+            key=lambda i: -(scores[i] + 0.3 * (_type_score(index, i, question.kind) or 0.0)),
+        )
+        for rank, i in enumerate(ranked):
+            lexical[(question.id, i)] = scores[i]
+            if rank < LEXICAL_PER_QUESTION and _fact_like(index.sentences[i]):
+                best[i] = max(best.get(i, 0.0), scores[i] + 1.0 / (rank + 2))
+    chosen = sorted(best, key=lambda i: -best[i])[:limit]
+    return sorted(chosen), lexical
+
+
+def _type_score(index: SentenceIndex, i: int, kind: AnswerType) -> float | None:
+    sentence = index.sentences[i]
+    own = type_match(sentence.plain, kind)
+    if own is None or own > 0:
+        return own
+    context = type_match(f"{index.title}. {sentence.heading}", kind) or 0.0
+    return CONTEXT_TYPE_WEIGHT * context
+
+
+def _fact_like(sentence: Sentence) -> bool:
+    return not sentence.is_heading and len(sentence.text.split()) >= MIN_FACT_WORDS
+
+
+async def score_sentences(
+    index: SentenceIndex, questions: Sequence[Question], embed: Embed | None, max_embedded: int
+) -> list[Score]:
+    """Fused scores of the narrowed sentences against every question, best first."""
+    if not questions or not index.sentences:
+        return []
+    chosen, lexical = candidates(index, questions, max_embedded)
+    if not chosen:
+        return []
+    semantic = await _similarities(index, questions, chosen, embed)
+    scores: list[Score] = []
+    for qi, question in enumerate(questions):
+        for ci, i in enumerate(chosen):
+            lex = lexical.get((question.id, i), 0.0)
+            sem = None if semantic is None else float(semantic[ci, qi])
+            kind = _type_score(index, i, question.kind)
+            scores.append(Score(question.id, i, round(fuse(lex, sem, kind), 4), lex, sem or 0.0, kind))
+    scores.sort(key=lambda s: (-s.fused, s.sentence))
+    return scores
+
+
+async def _similarities(
+    index: SentenceIndex, questions: Sequence[Question], chosen: Sequence[int], embed: Embed | None
+) -> np.ndarray | None:
+    if embed is None:
+        return None
+    texts = [_with_heading(index.sentences[i]) for i in chosen]
+    vectors = await embed([*texts, *(q.text for q in questions)])
+    matrix = np.asarray(vectors, dtype=np.float64)
+    cosine = matrix[: len(texts)] @ matrix[len(texts) :].T
+    return np.clip((cosine - COSINE_FLOOR) / COSINE_SPAN, 0.0, 1.0)
+
+
+def _with_heading(sentence: Sentence) -> str:
+    if sentence.heading and sentence.heading not in sentence.text:
+        return f"{sentence.heading}: {sentence.plain}"
+    return sentence.plain
+
+
+def lexical_best(index: SentenceIndex, questions: Sequence[Question]) -> dict[int, float]:
+    """Each sentence's best lexical-and-type score over the questions (no embedder: cheap)."""
+    best: dict[int, float] = {}
+    for question in questions:
+        for i, lexical in index.lexical(question.terms).items():
+            kind = _type_score(index, i, question.kind)
+            best[i] = max(best.get(i, 0.0), fuse(lexical, None, kind))
+    return best

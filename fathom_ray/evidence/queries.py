@@ -1,0 +1,92 @@
+"""Search queries without a model: keyword queries from the open questions, and the multi-hop step.
+
+A fact found so far often names what the next hop must search for: a PEP
+number, a version string, a function or module, a product or a person. Those
+identifiers, joined to an open question's keywords, are the multi-hop queries;
+pseudo-relevance feedback adds the best facts' most distinctive terms to a
+question's keywords. No query already run is proposed again.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from fathom_ray.evidence.terms import keywords
+from fathom_ray.models import ChecklistItem, Fact
+
+_IDENTIFIERS = (
+    re.compile(r"\b(?:PEP|RFC|bpo|gh|SQL)[ -]?\d+\b"),
+    re.compile(r"(?<![\w.])\d+\.\d+(?:\.\d+)?(?![\w.]*\d)"),
+    re.compile(r"\b[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+(?:\(\))?"),
+    re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\(\)"),
+    re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z\u00c0-\u017f]+(?:\s+[A-Z][a-z\u00c0-\u017f]+)+"),
+    re.compile(r"\b[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*\b"),
+)
+MAX_ITEM_KEYWORDS = 6
+FEEDBACK_TERMS = 2
+
+
+def identifiers(text: str) -> list[str]:
+    """PEP numbers, version strings, dotted and called names, capitalised names, in order of appearance."""
+    found: list[tuple[int, int, str]] = []
+    for pattern in _IDENTIFIERS:
+        found += [(m.start(), -len(m.group(0)), m.group(0)) for m in pattern.finditer(text)]
+    names: list[str] = []
+    covered_to = -1
+    for start, negative_length, name in sorted(found):
+        if start + -negative_length <= covered_to:
+            continue  # inside a longer name already taken ("PEP" in "PEP 572")
+        covered_to = max(covered_to, start - negative_length)
+        names.append(name)
+    return list(dict.fromkeys(names))
+
+
+def discover(
+    goal: str, open_items: Sequence[ChecklistItem], facts: Sequence[Fact], done: Sequence[str], count: int
+) -> list[str]:
+    """Up to ``count`` new queries: multi-hop ones first when facts name something, then keywords."""
+    items = [i.question for i in open_items] or [goal]
+    ranked_facts = sorted(facts, key=lambda f: -f.confidence)
+    hops = _multi_hop(items, ranked_facts)
+    plain = [" ".join(keywords(q)[:MAX_ITEM_KEYWORDS]) for q in items]
+    feedback = _feedback(items, ranked_facts)
+    seen = {_key(q) for q in done}
+    queries: list[str] = []
+    for query in (*hops, *plain, *feedback):
+        if query and _key(query) not in seen:
+            seen.add(_key(query))
+            queries.append(query)
+    return queries[:count]
+
+
+def _multi_hop(items: Sequence[str], facts: Sequence[Fact]) -> list[str]:
+    names = Counter[str]()
+    for fact in facts:
+        for name in identifiers(fact.evidence):
+            names[name] += 1
+    queries: list[str] = []
+    for question in items:
+        asked = question.lower()
+        fresh = [n for n, _ in names.most_common() if n.lower() not in asked]
+        if fresh:
+            queries.append(" ".join([fresh[0], *keywords(question)[: MAX_ITEM_KEYWORDS - 1]]))
+    return queries
+
+
+def _feedback(items: Sequence[str], facts: Sequence[Fact]) -> list[str]:
+    if not facts:
+        return []
+    counts = Counter(w for f in facts[:3] for w in keywords(f.evidence) if not w.isdigit())
+    queries: list[str] = []
+    for question in items:
+        own = {w.lower() for w in keywords(question)}
+        extra = [w for w, _ in counts.most_common() if w.lower() not in own][:FEEDBACK_TERMS]
+        if extra:
+            queries.append(" ".join([*keywords(question)[: MAX_ITEM_KEYWORDS - len(extra)], *extra]))
+    return queries
+
+
+def _key(query: str) -> str:
+    return " ".join(sorted(query.lower().split()))

@@ -1,0 +1,94 @@
+"""Terms for matching questions to sentences: BM25's tokens, lightly stemmed, and a question's keywords."""
+
+from __future__ import annotations
+
+import re
+
+from fathom_ray.bm25 import STOPWORDS, tokenize
+
+# Words that shape a question but say nothing about its subject.
+QUESTION_WORDS = frozenset(
+    [
+        "who",
+        "whom",
+        "whose",
+        "which",
+        "what",
+        "when",
+        "where",
+        "why",
+        "how",
+        "since",
+        "much",
+        "many",
+        "does",
+        "did",
+        "do",
+        "can",
+        "could",
+        "should",
+        "would",
+        "also",
+        "about",
+        "there",
+        "their",
+        "them",
+        "they",
+        "its",
+        "it",
+        "into",
+        "than",
+        "then",
+        "these",
+        "those",
+        "such",
+        "same",
+        "other",
+        "another",
+        "one",
+        "first",
+        "take",
+        "takes",
+        "give",
+        "gives",
+        "tell",
+        "say",
+        "says",
+        "according",
+    ]
+)
+_WORD = re.compile(r"[A-Za-z0-9][\w.+#-]*[\w+#]|[A-Za-z0-9]")
+_SUFFIXES = ("ing", "ed", "es", "s")
+
+
+def stem(token: str) -> str:
+    """Drop one common English suffix from a long plain word; names with digits or dots stay whole."""
+    if len(token) <= 4 or not token.isalpha():
+        return token
+    for suffix in _SUFFIXES:
+        if token.endswith(suffix) and len(token) - len(suffix) >= 4:
+            return token[: -len(suffix)]
+    return token
+
+
+def terms(text: str) -> list[str]:
+    """Stemmed lower-case tokens without stop words, in order."""
+    return [stem(t) for t in tokenize(text)]
+
+
+def query_terms(question: str) -> list[str]:
+    """A question's terms without its question words, each once."""
+    return list(dict.fromkeys(t for t in terms(question) if t not in QUESTION_WORDS))
+
+
+def keywords(text: str) -> list[str]:
+    """Content words as written (case kept), each once: what a search query is made of."""
+    seen: set[str] = set()
+    words: list[str] = []
+    for word in _WORD.findall(text):
+        key = word.lower().rstrip(".")
+        if key in STOPWORDS or key in QUESTION_WORDS or key in seen or (len(key) < 2 and not key.isdigit()):
+            continue
+        seen.add(key)
+        words.append(word.rstrip("."))
+    return words
