@@ -56,7 +56,7 @@ def run_eval(
     from actors.engine import start_engine  # noqa: PLC0415
 
     try:
-        report("starting the browser pool, the judge's engine, the embedder and the stores ...")
+        report("starting the browser pool, the judge, the embedder and the stores ...")
         engine = start_engine(settings, network)
         return evaluate(
             questions,

@@ -141,24 +141,32 @@ def rank_and_sample(
 
     Source support is RRF over the lists that proposed a candidate: a page that the goal's search
     and two checklist questions' searches all return outranks one that a single list proposed at
-    the same rank. A candidate no list ranked (0) ranks below every one with support. The
-    best fused candidate is always taken and the rest of the batch sampled: at a small page budget
-    a sample must not lose the page every signal ranks first.
+    the same rank. A candidate no list ranked (0) ranks below every one with support.
+
+    Two candidates are always taken before the rest of the batch is sampled: the one the proposing
+    lists support most (what the search engines rank first) and the best fused one. At a small
+    page budget a sample must not lose the page the search engine ranks first, nor the one every
+    signal together ranks first.
     """
-    if not pending:
+    if not pending or n <= 0:
         return []
     urls = [c.url for c in pending]
+    support = {c.url: (c.support or rrf_vote(c.rank)) or -math.inf for c in pending}
     fused = rrf_fuse_scores(
         [
             {u: similarity.get(u, 0.0) for u in urls},
             {u: domain_quality.get(domain_of(u), 0.5) for u in urls},
-            {c.url: (c.support or rrf_vote(c.rank)) or -math.inf for c in pending},
+            support,
         ]
     )
+    sure = list(
+        dict.fromkeys(
+            [min(urls, key=lambda u: (-support[u], -fused[u], u)), min(urls, key=lambda u: (-fused[u], u))]
+        )
+    )[:n]
+    rest = [u for u in urls if u not in sure]
     # RRF scores are small (about 1/60); scaled so the temperature acts on rank differences.
-    best = min(urls, key=lambda u: (-fused[u], u))
-    rest = [u for u in urls if u != best]
-    sampled = sample_without_replacement(rest, [fused[u] * 1000.0 for u in rest], n - 1, temperature, rng)
-    picked = {best, *sampled} if n > 0 else set()
-    order = {u: i for i, u in enumerate(sorted(picked, key=lambda u: (-fused[u], u)))}
+    scores = [fused[u] * 1000.0 for u in rest]
+    picked = {*sure, *sample_without_replacement(rest, scores, n - len(sure), temperature, rng)}
+    order = {u: i for i, u in enumerate(sorted(picked, key=lambda u: (u not in sure, -fused[u], u)))}
     return sorted((c for c in pending if c.url in picked), key=lambda c: order[c.url])

@@ -28,6 +28,7 @@ def result_document(state: SessionState, wall_s: float) -> dict[str, Any]:
                 "evidence": f.evidence,
                 "source_url": f.source_url,
                 "confidence": f.confidence,
+                "topic": f.topic,
                 "checklist_ids": list(f.checklist_ids),
                 "confirms": list(f.confirms),
                 "contradicts": list(f.contradicts),
@@ -47,6 +48,7 @@ def result_document(state: SessionState, wall_s: float) -> dict[str, Any]:
             "tokens_out": usage.completion_tokens,
             "cost_usd": usage.cost_usd,
             "wall_s": round(wall_s, 2),
+            "session_s": round(state.elapsed_s, 2),  # the session itself, once the engine was up
             "judge": state.judge,
         },
     }

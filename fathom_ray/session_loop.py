@@ -46,6 +46,7 @@ from fathom_ray.urls import domain_of
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
+EXPLORING_PAGES = 30  # the `standard` preset's page budget
 
 
 class BrowserCalls(Protocol):
@@ -297,7 +298,7 @@ class ResearchSession:
             similarity=similarity,
             domain_quality=qualities,
             n=n,
-            temperature=self._settings.temperature,
+            temperature=self._temperature(),
             rng=self._rng(2),
         )
         self.events.emit(
@@ -309,6 +310,12 @@ class ResearchSession:
             },
         )
         return batch
+
+    def _temperature(self) -> float:
+        """The sampling temperature scaled to the page budget: a budget of a few pages cannot afford to
+        explore, so it follows the ranking; from ``EXPLORING_PAGES`` pages on the setting holds."""
+        share = min(1.0, self.state.request.page_limit / EXPLORING_PAGES)
+        return self._settings.temperature * share
 
     async def _visit(self, candidate: Candidate, preview_first: bool) -> int:
         """Fetch, extract and analyse one page; returns the number of facts kept."""

@@ -1,16 +1,20 @@
-"""The dev question set through `fathom eval`, both methods in one run, into docs/benchmarks.md.
+"""The question sets through `fathom eval`, both methods in one run per set and depth, into the docs.
 
-The single-pass baseline is measured in the same run on the same budget; the table gives each
-metric for both methods and fathom-ray's ratio to the baseline.
+Runs the dev set (tuned on) and the held-out set (not tuned on) at `quick` and `focused`, each run
+with both methods (fathom-ray and the single-pass baseline on the same page budget) and its own
+empty stores, so no run learns from another through source memory. Then the README's main command,
+timed (the session's own seconds, once Ray, the browser and the judge are up). The judge is whatever
+the settings pick (`--llm KEY=VALUE` to choose); the tables say which.
 
-    .venv/bin/python scripts/bench_eval.py [--depth quick] [--llm KEY=VALUE ...]
-    .venv/bin/python scripts/bench_eval.py --from DIR   # the tables of an eval already run into DIR
+    .venv/bin/python scripts/bench_eval.py [--depth quick --depth focused] [--set dev --set held-out]
+    .venv/bin/python scripts/bench_eval.py --from DIR   # the tables of runs already made into DIR
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -23,105 +27,130 @@ from bench_report import table, write_section
 from fathom_ray.evaluation.report import PLOTS
 
 ROOT = Path(__file__).resolve().parents[1]
-KEPT = ROOT / "docs" / "eval"  # the run's results.jsonl, summary.json, report.md and plots
-DEV = ROOT / "tests" / "data" / "dev_questions.jsonl"
-CAVEAT = (
-    "With the CPU default model (SmolLM2-135M, a plumbing check) these numbers say that the harness "
-    "works, not how well fathom-ray researches: a 135M model rarely quotes evidence verbatim, so few "
-    "facts survive the ledger, and its answers and LLM verdicts are close to noise (it grades even "
-    "an empty answer 'correct' - which is why the verdict is kept apart from answer_match). Quality "
-    "is measured with the same command and `--llm` pointing at a real model, e.g. "
-    "`--llm backend=openai --llm base_url=http://gpu-box:8000/v1 --llm model=Qwen/Qwen3-8B`."
-)
+KEPT = ROOT / "docs" / "eval"  # each run's results.jsonl, summary.json, report.md and plots
+SETS = {
+    "dev": ROOT / "tests" / "data" / "dev_questions.jsonl",
+    "held-out": ROOT / "tests" / "data" / "heldout_questions.jsonl",
+}
+README_GOAL = "Which Python version introduced assignment expressions, and who wrote the PEP?"
+METRICS = ("evidence_recall", "citation_faithfulness", "evidence_quote_recall", "answer_match", "facts")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--from", dest="source", type=Path, help="an eval output folder to report on")
-    parser.add_argument("--depth", default="quick")
+    parser.add_argument("--from", dest="source", type=Path, help="a folder of runs made before")
+    parser.add_argument("--depth", action="append", help="quick, focused (default both)")
+    parser.add_argument("--set", dest="sets", action="append", choices=list(SETS))
     parser.add_argument("--llm", action="append", default=[])
     args = parser.parse_args()
-    out = args.source
-    if out is None:
-        out = Path(tempfile.mkdtemp(prefix="fathom-bench-eval-"))
-        command = [str(Path(sys.executable).with_name("fathom")), "eval", str(DEV), "--web", "offline"]
-        command += ["--depth", args.depth, "--method", "both", "--out", str(out)]
-        command += [item for pair in args.llm for item in ("--llm", pair)]
-        subprocess.run(command, check=True)
-    summary = json.loads((out / "summary.json").read_text())
-    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines() if line.strip()]
-    first_run = next((out / "runs" / "fathom").glob("*.json"))
-    depth = json.loads(first_run.read_text()).get("depth", args.depth)
-    KEPT.mkdir(parents=True, exist_ok=True)
-    for name in ("results.jsonl", "summary.json", "report.md", *PLOTS.values()):
-        shutil.copyfile(out / name, KEPT / name)
+    depths, sets = args.depth or ["quick", "focused"], args.sets or list(SETS)
+    base = args.source or Path(tempfile.mkdtemp(prefix="fathom-bench-eval-"))
+    runs: dict[tuple[str, str], Path] = {}
+    for name in sets:
+        for depth in depths:
+            out = base / f"{name}-{depth}"
+            if args.source is None:
+                _eval(SETS[name], depth, out, args.llm)
+            runs[name, depth] = out
+    readme = base / "readme"
+    if args.source is None:
+        _readme(readme, args.llm)
+    for (name, depth), out in runs.items():
+        kept = KEPT / f"{name}-{depth}"
+        kept.mkdir(parents=True, exist_ok=True)
+        for file in ("results.jsonl", "summary.json", "report.md", *PLOTS.values()):
+            shutil.copyfile(out / file, kept / file)
     write_section(
         "eval",
-        "Evaluation: the dev question set, fathom-ray beside a single-pass baseline",
+        "Evaluation: question sets, fathom-ray beside a single-pass baseline",
         "python scripts/bench_eval.py",
-        _body(summary, rows, depth),
+        _body(runs, readme),
     )
 
 
-def _body(summary: dict[str, Any], rows: list[dict[str, Any]], depth: str) -> str:
-    fathom, single = summary["methods"]["fathom"], summary["methods"]["single-pass"]
-    lines = []
-    for name in fathom["metrics"]:
-        ours, base = fathom["metrics"][name], single["metrics"][name]
-        ratio = "-" if not ours["mean"] or not base["mean"] else f"{ours['mean'] / base['mean']:.2f}"
-        lines.append([name, _cell(base), _cell(ours), ratio])
-    walls = {m: sum(r["wall_s"] for r in rows if r["method"] == m) for m in ("fathom", "single-pass")}
-    verdicts = {m: summary["methods"][m]["llm_verdicts"] for m in ("fathom", "single-pass")}
-    return "\n".join(
-        [
-            f"{summary['questions']} multi-hop questions of `tests/data/dev_questions.jsonl` over the "
-            f"offline web, depth {depth}, both methods with the same page budget, in one run "
-            f"(`fathom eval tests/data/dev_questions.jsonl --web offline --depth {depth} --method both`). "
-            "The run's rows, summary, report and plots are in [docs/eval/](eval/report.md).",
-            "",
-            table(
-                ["metric (mean, count)", "single-pass (baseline)", "fathom-ray", "ratio to baseline"], lines
-            ),
-            "",
-            f"Completed runs: fathom-ray {fathom['completed']}/{fathom['questions']}, single-pass "
-            f"{single['completed']}/{single['questions']}. Stop reasons: fathom-ray "
-            f"{fathom['stop_reasons']}; single-pass {_short(single['stop_reasons'])}. "
-            f"LLM verdicts: {verdicts}. Summed run time: "
-            f"fathom-ray {walls['fathom']:.0f} s, single-pass {walls['single-pass']:.0f} s.",
-            "",
-            *_recall_note(fathom, single),
-            CAVEAT,
-        ]
-    )
+def _eval(questions: Path, depth: str, out: Path, llm: list[str]) -> None:
+    command = [str(Path(sys.executable).with_name("fathom")), "eval", str(questions), "--web", "offline"]
+    command += ["--depth", depth, "--method", "both", "--out", str(out)]
+    command += [item for pair in llm for item in ("--llm", pair)]
+    env = {**os.environ, "FATHOM_DATA_DIR": str(out / "data")}
+    subprocess.run(command, check=True, env=env)
 
 
-def _recall_note(fathom: dict[str, Any], single: dict[str, Any]) -> list[str]:
-    ours, base = fathom["metrics"]["evidence_recall"]["mean"], single["metrics"]["evidence_recall"]["mean"]
-    if ours is None or base is None or ours >= base:
-        return []
-    return [
-        "fathom-ray fetched fewer evidence pages than the baseline. The checklists in the runs' "
-        "result.json (`DIR/runs/fathom/`) say why: the 135M model writes checklist questions such as "
-        "'1.1.1.1...', those are searched too, and their results join the pool beside the question's "
-        "own (their first results rank as high by source rank, and similarity counts the nearest of "
-        "the goal and the checklist), so the quick budget of 3 pages goes partly to them; the baseline "
-        "fetches the search engine's top pages for the question itself. The ranking alone, without a "
-        "model, is measured in the ranking section. A model that writes real checklists is the "
-        "precondition for the rounds to help.",
+def _readme(out: Path, llm: list[str]) -> None:
+    command = [str(Path(sys.executable).with_name("fathom")), "research", README_GOAL, "--web", "offline"]
+    command += ["--depth", "quick", "--out", str(out)]
+    env = {**os.environ, "FATHOM_DATA_DIR": str(out / "data")}
+    env.update({f"FATHOM_LLM__{k.upper()}": v for k, v in (pair.split("=", 1) for pair in llm)})
+    subprocess.run(command, check=True, env=env)
+
+
+def _body(runs: dict[tuple[str, str], Path], readme: Path) -> str:
+    lines = [
+        "Multi-hop questions over the offline web: `tests/data/dev_questions.jsonl` (16, tuned on) and "
+        "`tests/data/heldout_questions.jsonl` (8, written apart and not tuned on). Each set and depth is "
+        "one `fathom eval ... --method both` run: fathom-ray and the single-pass baseline (search the "
+        "question, fetch the top pages, one answer) on the same page budget, in the same run, each run "
+        "with empty stores. Means over the questions (a metric without a value for a question, e.g. "
+        "citation faithfulness without facts, is left out of its mean; counts in the run's report).",
         "",
     ]
+    rows = []
+    for (name, depth), out in runs.items():
+        summary = json.loads((out / "summary.json").read_text())
+        results = [json.loads(x) for x in (out / "results.jsonl").read_text().splitlines() if x.strip()]
+        judge = next((r.get("judge") for r in results if r["method"] == "fathom" and r.get("judge")), "?")
+        fathom, single = summary["methods"]["fathom"]["metrics"], summary["methods"]["single-pass"]["metrics"]
+        with_facts = [r for r in results if r["method"] == "fathom"]
+        share = sum(r["facts"] >= 1 for r in with_facts) / max(1, len(with_facts))
+        for metric in METRICS:
+            ours, theirs = fathom[metric]["mean"], single[metric]["mean"]
+            ratio = "-" if not ours or not theirs else f"{ours / theirs:.2f}"
+            rows.append([name, depth, metric, _num(theirs), _num(ours), ratio])
+        rows.append([name, depth, "questions with >= 1 fact", "", f"{share:.2f}", ""])
+        rows.append(
+            [
+                name,
+                depth,
+                "pages fetched",
+                _num(single["pages_fetched"]["mean"]),
+                _num(fathom["pages_fetched"]["mean"]),
+                "",
+            ]
+        )
+        rows.append(
+            [
+                name,
+                depth,
+                "wall s per question",
+                _num(single["wall_s"]["mean"]),
+                _num(fathom["wall_s"]["mean"]),
+                "",
+            ]
+        )
+        lines.append(
+            f"- {name}, {depth}: judge {judge}; rows, report and plots in "
+            f"[docs/eval/{name}-{depth}/](eval/{name}-{depth}/report.md)"
+        )
+    lines += [
+        "",
+        table(["set", "depth", "metric (mean)", "single-pass (baseline)", "fathom-ray", "ratio"], rows),
+        "",
+    ]
+    result = json.loads((readme / "result.json").read_text())
+    said = " ".join(f"{f['claim']} {f['evidence']} {f.get('topic', '')}" for f in result["facts"])
+    lines.append(
+        f'The README\'s main command (`fathom research "{README_GOAL}" --web offline --depth quick`), '
+        f"judge {result['usage']['judge']}: {result['status']}, {len(result['facts'])} facts from "
+        f'{result["usage"]["pages_fetched"]} pages, stop reason "{result["stop_reason"]}"; the session '
+        f"itself took {result['usage']['session_s']:.1f} s once Ray, the browser and the judge were up "
+        f"({result['usage']['wall_s']:.1f} s in all); its facts say "
+        f'"3.8": {"yes" if "3.8" in said else "no"}, "572": {"yes" if "572" in said else "no"}.'
+    )
+    return "\n".join(lines)
 
 
-def _cell(metric: dict[str, Any]) -> str:
-    return "-" if metric["mean"] is None else f"{metric['mean']:.3f} ({metric['count']})"
-
-
-def _short(reasons: dict[str, int]) -> dict[str, int]:
-    short: dict[str, int] = {}
-    for reason, count in reasons.items():
-        key = reason.split(" (")[0]
-        short[key] = short.get(key, 0) + count
-    return short
+def _num(value: Any) -> str:
+    return "-" if value is None else f"{float(value):.3f}"
 
 
 if __name__ == "__main__":

@@ -66,7 +66,7 @@ def main() -> int:
     args = parser.parse_args()
     batch = pages(args.pages)
     settings = LLMSettings(
-        page_chars=args.page_chars, max_tokens=args.max_tokens, max_retries=0, timeout_s=600
+        backend="vllm", page_chars=args.page_chars, max_tokens=args.max_tokens, max_retries=0, timeout_s=600
     )
     ray.init(num_cpus=2 if not args.gpu else None, include_dashboard=False, log_to_driver=False)
     try:
@@ -97,7 +97,7 @@ def main() -> int:
         for n, (seconds, tokens, ok) in measured.items()
     ]
     body = (
-        f"Model: `{Path(info['model']).name}` on {engine}, {len(batch)} fresh page prompts of about "
+        f"Model: `{Path(info.model).name}` on {engine}, {len(batch)} fresh page prompts of about "
         f"{args.page_chars} characters, answers up to {args.max_tokens} tokens; prompt tokens in all: "
         f"{usage.prompt_tokens}, completion tokens: {usage.completion_tokens}.\n\n"
         + table(("mode", "pages", "valid answers", "completion tok/s", "pages/min", "speed-up"), rows)

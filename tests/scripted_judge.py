@@ -23,7 +23,7 @@ CALL = Usage(calls=1, prompt_tokens=200, completion_tokens=40)
 
 
 class ScriptedJudge:
-    """Implements ``fathom_ray.ports.JudgePort`` (``tests/unit/test_judge_port.py`` has mypy check it)."""
+    """Implements ``fathom_ray.ports.JudgePort`` (mypy checks it where test_session_loop builds Services)."""
 
     def __init__(self) -> None:
         self.usage = Usage()

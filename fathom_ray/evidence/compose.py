@@ -3,8 +3,10 @@
 An item is settled when a kept fact linked to it clears the threshold by ``SETTLE_MARGIN`` and
 offers in its own words the answer type the question wants (a version, a date, a person, a
 number). A question whose answer has no such surface form (a name, a definition, yes or no)
-needs a fact that clears the threshold by ``UNTYPED_MARGIN``. Settling stops the session, so
-these bars are above the one for keeping a fact. A multi-part
+is never settled by the evidence judge: a sentence that matches its words cannot show that it
+answers it ("which commands of that other engine" is matched as well by this engine's page),
+so the session keeps its budget for it. Settling stops the session, so the bar is above the
+one for keeping a fact. A multi-part
 goal (the first item, when others follow) is settled when every other item is. The
 findings are each item's best facts, near-duplicates merged into one finding that
 cites them all.
@@ -24,7 +26,6 @@ MAX_FINDINGS = 40
 NEAR_DUPLICATE = 0.7
 TYPE_BAR = 1.0
 SETTLE_MARGIN = 0.1
-UNTYPED_MARGIN = 0.25
 CHECKABLE = frozenset((AnswerType.VERSION, AnswerType.DATE, AnswerType.PERSON, AnswerType.NUMBER))
 
 
@@ -33,7 +34,7 @@ def answers_item(fact: Fact, item: ChecklistItem, threshold: float) -> bool:
         return False
     kind = expected_type(item.question)
     if kind not in CHECKABLE:
-        return fact.confidence >= threshold + UNTYPED_MARGIN
+        return False
     match = type_match(fact.evidence, kind) or 0.0
     return fact.confidence >= threshold + SETTLE_MARGIN and match >= TYPE_BAR
 

@@ -28,7 +28,7 @@ from fathom_ray.models import ChecklistItem, ExtractedPage, Fact, Usage
 from fathom_ray.ports import Embedder
 from fathom_ray.untrusted import unfit_for_fact
 
-MAX_EMBEDDED = 48
+MAX_EMBEDDED = 24
 FACTS_PER_QUESTION = 2
 MAX_FACTS = 12
 MAX_LINKS = 5

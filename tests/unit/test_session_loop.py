@@ -6,7 +6,7 @@ import asyncio
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 import pytest
 
@@ -141,7 +141,7 @@ def make_loop(
         checkpoint = store.checkpoint
 
     services = Services(
-        judge=cast(Any, ScriptedJudge()),
+        judge=ScriptedJudge(),  # mypy checks it against JudgePort here
         browser=web,
         extractor=web,
         embedder=web,
