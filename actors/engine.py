@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 import ray
@@ -15,7 +15,7 @@ from actors.embedder import embedder_actor
 from actors.extractor_pool import extractor_pool_actor
 from actors.frontier import frontier_actor
 from actors.judge import judge_actor
-from actors.session import ActorNames, Handles, session_actor
+from actors.session import ActorDirectory, Handles, session_actor
 from actors.source_memory import source_memory_actor
 from fathom_ray.errors import FathomError
 from fathom_ray.llm.judge import JudgeInfo
@@ -31,8 +31,12 @@ class Engine:
     settings: Settings  # with the judge's backend resolved (never ``auto``)
     network: NetworkMap
     handles: Handles
-    names: ActorNames  # what Session actors are created with
+    directory: ActorDirectory  # what Session actors are created with
     judge: JudgeInfo
+
+    def spawn_session(self, session_id: str, request: ResearchRequest) -> Any:
+        """A new Session actor for ``request`` on this engine (not started: call its ``run``)."""
+        return session_actor().remote(self.settings, session_id, request, self.directory, self.network)
 
 
 def cluster_has_gpu() -> bool:
@@ -54,9 +58,6 @@ def resolve_judge(settings: Settings) -> Settings:
     return settings.model_copy(update={"llm": settings.llm.resolved(gpu)})
 
 
-ENGINE_PARTS = tuple(f.name for f in fields(Handles))  # browser, extractor, judge, embedder, memory, frontier
-
-
 def start_engine(
     settings: Settings,
     network: NetworkMap,
@@ -73,10 +74,12 @@ def start_engine(
     settings = resolve_judge(settings)
     if gpu is None:
         gpu = wants_gpu(settings)
-    prefix = name_prefix or f"fathom-{uuid.uuid4().hex[:8]}-"
-
-    def name(part: str) -> str:
-        return judge if part == "judge" and judge is not None else f"{prefix}{part}"
+    directory = ActorDirectory(
+        ray.get_runtime_context().namespace,
+        name_prefix or f"fathom-{uuid.uuid4().hex[:8]}-",
+        (("judge", judge),) if judge is not None else (),
+    )
+    name = directory.name
 
     handles = Handles(
         browser=browser_pool_actor(name("browser")).remote(settings.browser, settings.fetch, network),
@@ -100,12 +103,9 @@ def start_engine(
             started[part] = ray.get(ref, timeout=STARTUP_TIMEOUT_S)
         except RayError as e:
             raise FathomError(f"the {part} could not start: {_cause(e)}") from e
-    namespace = ray.get_runtime_context().namespace
-    names = ActorNames(namespace, **{part: name(part) for part in ENGINE_PARTS})
     info = started["judge"]
-    return Engine(
-        settings, network, handles, names, info if isinstance(info, JudgeInfo) else JudgeInfo("", "")
-    )
+    judge_info = info if isinstance(info, JudgeInfo) else JudgeInfo("", "")
+    return Engine(settings, network, handles, directory, judge_info)
 
 
 def _cause(error: RayError) -> str:
@@ -126,7 +126,7 @@ def run_session(
 
     ``method`` "single-pass" runs the evaluation's baseline in the Session actor instead of the rounds.
     """
-    actor = session_actor().remote(engine.settings, session_id, request, engine.names, engine.network)
+    actor = engine.spawn_session(session_id, request)
     done = (actor.run_single_pass if method == "single-pass" else actor.run).remote()
     seen = 0
     while True:

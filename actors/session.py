@@ -56,9 +56,12 @@ class Handles:
     frontier: Any
 
 
+ENGINE_PARTS = tuple(f.name for f in fields(Handles))  # browser, extractor, judge, embedder, memory, frontier
+
+
 @dataclass(frozen=True, slots=True)
-class ActorNames:
-    """Where a Session actor finds the shared actors: their names in a Ray namespace.
+class ActorDirectory:
+    """Where the shared actors are: ``prefix`` + part in a Ray namespace, unless ``overrides`` names one.
 
     Names, not handles, are what a Session actor is created with: an actor created with
     handles among its arguments cannot count on restarting (Ray keeps such arguments in the
@@ -66,16 +69,14 @@ class ActorNames:
     """
 
     namespace: str
-    browser: str
-    extractor: str
-    judge: str
-    embedder: str
-    memory: str
-    frontier: str
+    prefix: str
+    overrides: tuple[tuple[str, str], ...] = ()
+
+    def name(self, part: str) -> str:
+        return dict(self.overrides).get(part, f"{self.prefix}{part}")
 
     def resolve(self) -> Handles:
-        parts = {f.name: ray.get_actor(getattr(self, f.name), self.namespace) for f in fields(Handles)}
-        return Handles(**parts)
+        return Handles(**{part: ray.get_actor(self.name(part), self.namespace) for part in ENGINE_PARTS})
 
 
 class _Remote:
@@ -153,7 +154,7 @@ class SessionService:
         settings: Settings,
         session_id: str,
         request: ResearchRequest,
-        parts: ActorNames,
+        parts: ActorDirectory,
         network: NetworkMap,
     ) -> None:
         self._settings = settings

@@ -10,7 +10,6 @@ from ray.exceptions import RayError
 
 from actors.detached import detached
 from actors.engine import Engine
-from actors.session import session_actor
 from fathom_ray.errors import SessionNotFoundError
 from fathom_ray.models import Event, ResearchRequest
 from fathom_ray.session_state import SessionState
@@ -39,8 +38,7 @@ class RaySessionManager:
         if len(self._running) >= self._max_sessions:
             raise SessionBusyError(len(self._running))
         session_id = f"s-{uuid.uuid4().hex[:12]}"
-        engine = self._engine
-        actor = session_actor().remote(engine.settings, session_id, request, engine.names, engine.network)
+        actor = self._engine.spawn_session(session_id, request)
         self._running[session_id] = (actor, detached(actor.run.remote))
         self._requests[session_id] = request
         return session_id

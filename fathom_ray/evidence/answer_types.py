@@ -28,7 +28,11 @@ class AnswerType(enum.StrEnum):
 _QUESTION_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     (
         AnswerType.VERSION,
-        re.compile(r"\b(which|what|since|in|from|until)\b[^?.,;]{0,40}\b(version|release)s?\b", re.I),
+        re.compile(
+            r"\b(which|what)\s+(?:[\w'-]+\s+){0,2}(version|release)s?\b"
+            r"|\bsince (which|what)\b",
+            re.I,
+        ),
     ),
     (
         AnswerType.DATE,

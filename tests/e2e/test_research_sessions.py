@@ -13,7 +13,6 @@ import pytest
 import ray
 
 from actors.engine import Engine, run_session
-from actors.session import session_actor
 from fathom_ray.ledger import evidence_in
 from fathom_ray.models import Event, EventType, ResearchRequest
 from fathom_ray.session_state import SessionState
@@ -160,7 +159,7 @@ def test_killing_the_session_actor_resumes_without_losing_facts(scripted_engine:
             killed.set()
             ray.kill(holder["actor"], no_restart=False)
 
-    actor = session_actor().remote(engine.settings, session_id, request, engine.names, engine.network)
+    actor = engine.spawn_session(session_id, request)
     holder["actor"] = actor
     done = actor.run.remote()
     seen = 0
@@ -210,7 +209,7 @@ def test_a_run_cancelled_from_outside_is_recorded_as_cancelled(scripted_engine: 
     ray.get(judge.configure.remote(satisfy=False))
     session_id = f"c-{uuid.uuid4().hex[:8]}"
     request = ResearchRequest(GOAL, depth="thorough")
-    actor = session_actor().remote(engine.settings, session_id, request, engine.names, engine.network)
+    actor = engine.spawn_session(session_id, request)
     done = actor.run.remote()
     while not ray.get(actor.events_since.remote(0), timeout=30):
         time.sleep(0.1)
