@@ -14,7 +14,7 @@ from urllib.parse import urlsplit
 import ray
 
 from fathom_ray.adapters.graph_stores import open_graph_store
-from fathom_ray.frontier import SessionFrontier
+from fathom_ray.frontier import EntryState, SessionFrontier
 from fathom_ray.models import Candidate
 from fathom_ray.politeness import Politeness
 from fathom_ray.ports import GraphStore
@@ -58,13 +58,10 @@ class FrontierService:
         return self._pool(session_id).urls()
 
     def mark(self, session_id: str, url: str, state: str, reason: str = "") -> None:
-        self._pool(session_id).mark(url, state, reason)
+        self._pool(session_id).mark(url, EntryState(state), reason)
 
     def counts(self, session_id: str) -> dict[str, int]:
         return self._pool(session_id).counts()
-
-    def failures(self, session_id: str) -> dict[str, str]:
-        return self._pool(session_id).failures()
 
     def reserve(self, url: str) -> float:
         """Seconds to wait before fetching ``url`` so its host sees requests at most once per delay."""

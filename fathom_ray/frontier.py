@@ -13,6 +13,7 @@ cannot see.
 
 from __future__ import annotations
 
+import enum
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field, replace
@@ -25,13 +26,22 @@ from fathom_ray.models import Candidate, CandidateOrigin
 from fathom_ray.ranking import RRF_K, rrf_fuse_scores, sample_without_replacement
 from fathom_ray.urls import canonicalize, domain_of
 
-PENDING, FETCHED, FAILED = "pending", "fetched", "failed"
+
+class EntryState(enum.StrEnum):
+    """Where a candidate URL stands in its session's pool."""
+
+    PENDING = "pending"
+    FETCHED = "fetched"
+    FAILED = "failed"
+
+
+PENDING, FETCHED, FAILED = EntryState.PENDING, EntryState.FETCHED, EntryState.FAILED
 
 
 @dataclass(slots=True)
 class Entry:
     candidate: Candidate
-    state: str = PENDING
+    state: EntryState = PENDING
     reason: str = ""
 
 
@@ -74,7 +84,7 @@ class SessionFrontier:
         """Every URL the pool has seen: pending, fetched or failed."""
         return list(self.entries)
 
-    def mark(self, url: str, state: str, reason: str = "") -> None:
+    def mark(self, url: str, state: EntryState, reason: str = "") -> None:
         key = canonicalize(url)
         entry = self.entries.get(key)
         if entry is None:
@@ -89,13 +99,10 @@ class SessionFrontier:
             return True
 
     def counts(self) -> dict[str, int]:
-        counts = {PENDING: 0, FETCHED: 0, FAILED: 0}
+        counts: dict[str, int] = {PENDING: 0, FETCHED: 0, FAILED: 0}
         for entry in self.entries.values():
             counts[entry.state] += 1
         return counts
-
-    def failures(self) -> dict[str, str]:
-        return {url: e.reason for url, e in self.entries.items() if e.state == FAILED}
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -119,7 +126,7 @@ class SessionFrontier:
             state, reason = item.pop("state"), item.pop("reason")
             item["origin"] = CandidateOrigin(item["origin"])
             candidate = Candidate(**item)
-            frontier.entries[candidate.url] = Entry(candidate, state, reason)
+            frontier.entries[candidate.url] = Entry(candidate, EntryState(state), reason)
         return frontier
 
 

@@ -40,7 +40,7 @@ from fathom_ray.models import (
 from fathom_ray.ports import Embedder, JudgePort
 from fathom_ray.presets import Preset
 from fathom_ray.session_events import EventLog
-from fathom_ray.session_state import CANCELLED, COMPLETE, PageRecord, SessionState
+from fathom_ray.session_state import CANCELLED, COMPLETE, RUNNING, PageRecord, SessionState
 from fathom_ray.settings import ResearchSettings
 from fathom_ray.urls import domain_of
 
@@ -135,7 +135,7 @@ class ResearchSession:
         return np.random.default_rng([self._seed, self.state.round, purpose])
 
     async def run(self) -> SessionState:
-        if self.state.status != "running":
+        if self.state.status is not RUNNING:
             return self.state
         if not self.state.decomposed:
             if await self._cancellable(self._set_up()):

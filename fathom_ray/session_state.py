@@ -2,13 +2,29 @@
 
 from __future__ import annotations
 
+import enum
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from fathom_ray.ledger import FactLedger
 from fathom_ray.models import ChecklistItem, Fact, ResearchRequest, Usage
 
-RUNNING, COMPLETE, FAILED, CANCELLED = "running", "complete", "error", "cancelled"
+
+class SessionStatus(enum.StrEnum):
+    """Where a session stands; the values are the API's ``status`` strings."""
+
+    RUNNING = "running"
+    COMPLETE = "complete"
+    FAILED = "error"
+    CANCELLED = "cancelled"
+
+
+RUNNING, COMPLETE, FAILED, CANCELLED = (
+    SessionStatus.RUNNING,
+    SessionStatus.COMPLETE,
+    SessionStatus.FAILED,
+    SessionStatus.CANCELLED,
+)
 
 
 @dataclass(slots=True)
@@ -26,7 +42,7 @@ class PageRecord:
 class SessionState:
     session_id: str
     request: ResearchRequest
-    status: str = RUNNING
+    status: SessionStatus = RUNNING
     round: int = 0
     checklist: list[ChecklistItem] = field(default_factory=list)
     ledger: FactLedger = field(default_factory=FactLedger)
@@ -43,9 +59,6 @@ class SessionState:
     @property
     def pages_fetched(self) -> int:
         return sum(1 for p in self.pages if p.status == "ok")
-
-    def fetched_urls(self) -> set[str]:
-        return {p.url for p in self.pages}
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -67,7 +80,7 @@ class SessionState:
                 time_budget_s=request.get("time_budget_s"),
                 token_budget=request.get("token_budget"),
             ),
-            status=data["status"],
+            status=SessionStatus(data["status"]),
             round=data["round"],
             checklist=[
                 ChecklistItem(c["id"], c["question"], c["satisfied"], tuple(c["fact_ids"]))

@@ -42,7 +42,7 @@ class ResearchBody(BaseModel):
     depth: Depth = DEFAULT_DEPTH  # type: ignore[assignment]
     seeds: list[AnyHttpUrl] = Field(default_factory=list, max_length=MAX_SEEDS)
     max_pages: int | None = Field(default=None, ge=1)
-    n: int | None = Field(default=None, ge=1)
+    n: int | None = Field(default=None, ge=1)  # accepted for the original service's clients; unused
     keep_running: bool = Field(
         default=False, description="keep the session when a streaming client disconnects"
     )

@@ -17,7 +17,7 @@ from fathom_ray.errors import SessionNotFoundError
 from fathom_ray.ledger import FactLedger
 from fathom_ray.models import Event, EventType, Fact, JsonValue, ResearchRequest
 from fathom_ray.session_events import EventLog
-from fathom_ray.session_state import SessionState
+from fathom_ray.session_state import CANCELLED, COMPLETE, SessionState
 from fathom_ray.settings import ApiSettings
 from serve.app import build_app
 from serve.sessions import SessionBusyError
@@ -77,10 +77,10 @@ class FakeSessions:
             await asyncio.sleep(self.step_s)
             if session_id in self.cancelled:
                 self.logs[session_id].emit(EventType.COMPLETE, {"facts": 0, "pages": 0})
-                self.states[session_id].status = "cancelled"
+                self.states[session_id].status = CANCELLED
                 return
             self.logs[session_id].emit(kind, data)
-        self.states[session_id].status = "complete"
+        self.states[session_id].status = COMPLETE
 
     async def events(self, session_id: str, after_seq: int) -> list[Event]:
         if session_id not in self.logs:

@@ -12,7 +12,7 @@ import pytest
 
 from fathom_ray.adapters.qdrant_memory import Suggestion
 from fathom_ray.errors import SearchError, SessionError
-from fathom_ray.frontier import SessionFrontier
+from fathom_ray.frontier import EntryState, SessionFrontier
 from fathom_ray.models import (
     Candidate,
     EventType,
@@ -109,7 +109,7 @@ class FakeFrontier:
         return self.pool.urls()
 
     async def mark(self, session_id: str, url: str, state: str, reason: str = "") -> None:
-        self.pool.mark(url, state, reason)
+        self.pool.mark(url, EntryState(state), reason)
 
     async def reserve(self, url: str) -> float:
         return 0.0
