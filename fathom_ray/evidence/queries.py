@@ -26,6 +26,7 @@ _IDENTIFIERS = (
 )
 MAX_ITEM_KEYWORDS = 6
 FEEDBACK_TERMS = 2
+HOPS_PER_ITEM = 2
 
 
 def identifiers(text: str) -> list[str]:
@@ -49,7 +50,7 @@ def discover(
     """Up to ``count`` new queries: multi-hop ones first when facts name something, then keywords."""
     items = [i.question for i in open_items] or [goal]
     ranked_facts = sorted(facts, key=lambda f: -f.confidence)
-    hops = _multi_hop(items, ranked_facts)
+    hops = _multi_hop(items, ranked_facts, goal)
     plain = [" ".join(keywords(q)[:MAX_ITEM_KEYWORDS]) for q in items]
     feedback = _feedback(items, ranked_facts)
     seen = {_key(q) for q in done}
@@ -61,17 +62,24 @@ def discover(
     return queries[:count]
 
 
-def _multi_hop(items: Sequence[str], facts: Sequence[Fact]) -> list[str]:
-    names = Counter[str]()
+def _multi_hop(items: Sequence[str], facts: Sequence[Fact], goal: str) -> list[str]:
+    """Per open question, the names its best facts hold that neither it nor the goal says, best first:
+    a name counts with the confidence of the best fact that holds it (then how many facts do), so
+    one strong fact's "PostgreSQL" outweighs version numbers scattered over weak ones."""
+    weight: dict[str, tuple[float, int]] = {}
     for fact in facts:
         for name in identifiers(fact.evidence):
-            names[name] += 1
-    queries: list[str] = []
+            best, count = weight.get(name, (0.0, 0))
+            weight[name] = (max(best, fact.confidence), count + 1)
+    ranked = sorted(weight, key=lambda n: (-weight[n][0], -weight[n][1], n))
+    per_item: list[list[str]] = []
     for question in items:
-        asked = question.lower()
-        fresh = [n for n, _ in names.most_common() if n.lower() not in asked]
-        if fresh:
-            queries.append(" ".join([fresh[0], *keywords(question)[: MAX_ITEM_KEYWORDS - 1]]))
+        asked = f"{question} {goal}".lower()
+        fresh = [n for n in ranked if n.lower() not in asked][:HOPS_PER_ITEM]
+        per_item.append([" ".join([n, *keywords(question)[: MAX_ITEM_KEYWORDS - 1]]) for n in fresh])
+    queries: list[str] = []
+    for rank in range(HOPS_PER_ITEM):  # every question's first hop before any question's second
+        queries += [mine[rank] for mine in per_item if rank < len(mine)]
     return queries
 
 
