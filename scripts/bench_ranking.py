@@ -24,6 +24,7 @@ import numpy as np
 from bench_report import table, write_section
 
 from fathom_ray.adapters.sentence_embedder import SentenceEmbedder
+from fathom_ray.cli.web import run_search
 from fathom_ray.frontier import rank_and_sample
 from fathom_ray.models import Candidate, CandidateOrigin
 from fathom_ray.network import NetworkMap, settings_for
@@ -31,7 +32,6 @@ from fathom_ray.presets import get_preset
 from fathom_ray.ranking import rrf_fuse, sample_without_replacement
 from fathom_ray.settings import load_settings
 from fathom_ray.testweb.server import TestWeb
-from fathom_ray.web_commands import run_search
 
 DEV = Path(__file__).resolve().parents[1] / "tests" / "data" / "dev_questions.jsonl"
 Pick = Callable[[list[Candidate], dict[str, float], int, float, np.random.Generator], list[str]]

@@ -9,7 +9,7 @@ import pytest
 import ray
 
 from actors.engine import Engine
-from fathom_ray.eval_commands import grade_one, run_one
+from fathom_ray.cli.evaluation import grade_one, run_one
 from fathom_ray.evaluation.questions import parse_questions
 from fathom_ray.evaluation.run import METHODS, evaluate, read_rows
 from fathom_ray.presets import PRESETS

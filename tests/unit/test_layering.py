@@ -1,4 +1,5 @@
-"""The core stays pure: no heavy framework is imported by fathom_ray outside its adapters."""
+"""The layers: core < actors < serve < cli. The core (fathom_ray outside its adapters and its cli)
+loads no heavy framework and imports no outer layer; each layer imports only those below it."""
 
 from __future__ import annotations
 
@@ -10,22 +11,38 @@ from pathlib import Path
 import pytest
 
 HEAVY = ("ray", "fastapi", "playwright", "qdrant_client", "neo4j", "vllm", "torch", "starlette")
-PACKAGE = Path(__file__).resolve().parents[2] / "fathom_ray"
-OUTER = ("actors", "serve")
-SHELLS = (
-    "cli.py",
-    "web_commands.py",
-    "ray_commands.py",
-    "eval_commands.py",
-)  # outer shells that live in the package for the console script
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "fathom_ray"
+CLI = "fathom_ray.cli"
+# Each layer and the modules it may not import (the layers above it).
+ABOVE = {
+    "actors": ("serve", CLI),
+    "serve": (CLI,),
+}
 
 
 def _core_modules() -> list[Path]:
     return [
         path
         for path in sorted(PACKAGE.rglob("*.py"))
-        if "adapters" not in path.relative_to(PACKAGE).parts and path.name not in SHELLS
+        if not {"adapters", "cli"} & set(path.relative_to(PACKAGE).parts)
     ]
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module ``path`` imports, at the top or inside functions, as written (absolute only)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    imported: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            imported.add(node.module)
+    return imported
+
+
+def _within(name: str, packages: tuple[str, ...]) -> bool:
+    return any(name == p or name.startswith(f"{p}.") for p in packages)
 
 
 def test_importing_the_core_loads_no_heavy_framework() -> None:
@@ -45,14 +62,23 @@ def test_importing_the_core_loads_no_heavy_framework() -> None:
 
 @pytest.mark.parametrize("path", _core_modules(), ids=lambda p: str(p.relative_to(PACKAGE)))
 def test_core_module_imports_nothing_heavy_or_outer(path: Path) -> None:
-    tree = ast.parse(path.read_text(), filename=str(path))
-    imported: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            imported.update(alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            imported.add(node.module.split(".")[0])
-    assert not imported & set(HEAVY + OUTER)
+    outer = (*HEAVY, "actors", "serve", CLI)
+    assert not {name for name in _imports(path) if _within(name, outer)}
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "adapters").rglob("*.py")), ids=lambda p: p.name)
+def test_adapters_import_no_outer_layer(path: Path) -> None:
+    assert not {name for name in _imports(path) if _within(name, ("actors", "serve", CLI))}
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for layer in ABOVE for p in sorted((ROOT / layer).rglob("*.py"))],
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_each_outer_layer_imports_only_the_layers_below(path: Path) -> None:
+    above = ABOVE[path.relative_to(ROOT).parts[0]]
+    assert not {name for name in _imports(path) if _within(name, above)}
 
 
 def test_the_package_import_does_not_pull_in_the_cli() -> None:

@@ -10,12 +10,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from fathom_ray.errors import ConfigError, FathomError
+from fathom_ray.cli.running import running_engine
+from fathom_ray.errors import ConfigError
 from fathom_ray.evaluation.questions import EvalQuestion
 from fathom_ray.evaluation.run import evaluate
 from fathom_ray.models import EventType, ResearchRequest
 from fathom_ray.network import NetworkMap
-from fathom_ray.ray_commands import start_ray
 from fathom_ray.results import result_document
 from fathom_ray.session_state import SessionState
 from fathom_ray.settings import LLMSettings, Settings
@@ -50,14 +50,7 @@ def run_eval(
     address: str | None,
     report: Callable[[str], None],
 ) -> dict[str, Any]:
-    start_ray(address)
-    import ray  # noqa: PLC0415 (Ray starts only for the commands that need it)
-
-    from actors.engine import start_engine  # noqa: PLC0415
-
-    try:
-        report("starting the browser pool, the judge, the embedder and the stores ...")
-        engine = start_engine(settings, network)
+    with running_engine(settings, network, address, "the evaluation", report) as engine:
         return evaluate(
             questions,
             methods,
@@ -67,11 +60,6 @@ def run_eval(
             concurrency=concurrency,
             report=report,
         )
-    except ray.exceptions.RayError as e:
-        cause = getattr(e, "cause", None) or e
-        raise FathomError(f"the evaluation failed: {str(cause).strip().splitlines()[-1]}") from e
-    finally:
-        ray.shutdown()
 
 
 def run_one(

@@ -1,6 +1,6 @@
 """What ``fathom index`` and ``fathom search`` do, apart from printing.
 
-An outer shell like ``cli.py``: it wires adapters together, so the core never imports it.
+It wires adapters together, which is the shell's work, not the core's.
 """
 
 from __future__ import annotations

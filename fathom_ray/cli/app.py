@@ -1,7 +1,7 @@
-"""The ``fathom`` command: an outer shell over the engine.
+"""The ``fathom`` command's options and output; the work of each command is in its own module here.
 
-This is the one module of the package that may reach ``actors/`` and
-``serve/``; ``import fathom_ray`` never imports it.
+The cli subpackage is the one part of fathom_ray that may reach ``actors/`` and ``serve/``;
+``import fathom_ray`` never imports it.
 """
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import json
 import signal
-import time
 from importlib.metadata import version
 from pathlib import Path
 from typing import Annotated, NoReturn
@@ -19,16 +18,17 @@ from rich.console import Console
 from rich.table import Table
 
 from fathom_ray.adapters.search_backends import local_index_path
-from fathom_ray.doctor import run_checks
+from fathom_ray.cli.doctor import run_checks
+from fathom_ray.cli.research import run_research, serve_forever
+from fathom_ray.cli.running import serve_until_interrupted
+from fathom_ray.cli.web import build_index, run_search
 from fathom_ray.errors import FathomError, InvalidRequestError
 from fathom_ray.models import ResearchRequest
 from fathom_ray.network import NetworkMap, settings_for
 from fathom_ray.presets import PRESETS
-from fathom_ray.ray_commands import run_research, serve_forever
 from fathom_ray.results import write_results
 from fathom_ray.settings import Settings, load_settings
 from fathom_ray.testweb.server import TestWeb
-from fathom_ray.web_commands import build_index, run_search
 
 MAX_FACTS_PRINTED = 12
 app = typer.Typer(
@@ -245,10 +245,7 @@ def serve_testweb(
     console.print(f'Chromium: --host-resolver-rules="{NetworkMap.offline(web.port).chromium_rules()}"')
     _stop_on(signal.SIGINT, signal.SIGTERM)
     try:
-        while True:
-            time.sleep(3600)
-    except KeyboardInterrupt:
-        console.print("stopping")
+        serve_until_interrupted(console.print)
     finally:
         web.stop()
 
@@ -345,7 +342,7 @@ def evaluate(  # noqa: PLR0917 (one parameter per command-line option)
     ] = None,
 ) -> None:
     """Score research on questions with known answers; resumable (runs already in OUT are kept)."""
-    from fathom_ray.eval_commands import run_eval, with_llm  # noqa: PLC0415
+    from fathom_ray.cli.evaluation import run_eval, with_llm  # noqa: PLC0415
     from fathom_ray.evaluation.questions import parse_questions  # noqa: PLC0415
     from fathom_ray.evaluation.run import METHODS  # noqa: PLC0415
 

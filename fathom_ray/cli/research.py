@@ -1,0 +1,52 @@
+"""What `fathom research` and `fathom serve` do once their options are parsed."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+from rich.console import Console
+from rich.live import Live
+
+from fathom_ray.cli.live_view import LiveView
+from fathom_ray.cli.running import running_engine, serve_until_interrupted
+from fathom_ray.models import Event, ResearchRequest
+from fathom_ray.network import NetworkMap
+from fathom_ray.results import result_document
+from fathom_ray.session_state import SessionState
+from fathom_ray.settings import Settings
+
+
+def serve_forever(settings: Settings, network: NetworkMap, address: str | None, console: Console) -> None:
+    """Start the engine and the HTTP API, and serve until interrupted."""
+    from serve.deployment import run_api, shutdown  # noqa: PLC0415 (Serve loads only for this command)
+
+    with running_engine(settings, network, address, "serving", console.print) as engine:
+        try:
+            run_api(engine)
+            api = settings.api
+            console.print(f"serving the API on http://{api.host}:{api.port} (OpenAPI at /docs); Ctrl-C stops")
+            serve_until_interrupted(console.print)
+        finally:
+            shutdown()
+
+
+def run_research(
+    settings: Settings, network: NetworkMap, request: ResearchRequest, address: str | None, console: Console
+) -> dict[str, Any]:
+    """One session with a live view; its result.json document."""
+    from actors.engine import run_session  # noqa: PLC0415
+
+    started = time.monotonic()
+    with running_engine(settings, network, address, "the session", console.print) as engine:
+        view = LiveView(request.goal, judge=f"{engine.judge.backend} ({engine.judge.model})")
+        with Live(view.render(), console=console, refresh_per_second=4, transient=False) as live:
+
+            def show(events: list[Event]) -> None:
+                view.update(events)
+                live.update(view.render())
+
+            _, state_json = run_session(engine, request, f"s-{uuid.uuid4().hex[:12]}", show)
+        console.print()
+    return result_document(SessionState.from_json(state_json), time.monotonic() - started)
