@@ -27,6 +27,9 @@ _IDENTIFIERS = (
 MAX_ITEM_KEYWORDS = 6
 FEEDBACK_TERMS = 2
 HOPS_PER_ITEM = 2
+VERSION_HOP_WEIGHT = 0.5
+_VERSION = re.compile(r"v?\d+\.\d+(?:\.\d+)*")
+_ASKS_OF_A_VERSION = re.compile(r"\b(version|release)s?\b", re.I)
 
 
 def identifiers(text: str) -> list[str]:
@@ -65,17 +68,26 @@ def discover(
 def _multi_hop(items: Sequence[str], facts: Sequence[Fact], goal: str) -> list[str]:
     """Per open question, the names its best facts hold that neither it nor the goal says, best first:
     a name counts with the confidence of the best fact that holds it (then how many facts do), so
-    one strong fact's "PostgreSQL" outweighs version numbers scattered over weak ones."""
+    one strong fact's "PostgreSQL" outweighs version numbers scattered over weak ones. A version
+    string is a hop only for a question about a version or release ("when was that version
+    released"); elsewhere it is the answer to another question more often than a lead, and counts
+    at ``VERSION_HOP_WEIGHT``."""
     weight: dict[str, tuple[float, int]] = {}
     for fact in facts:
         for name in identifiers(fact.evidence):
             best, count = weight.get(name, (0.0, 0))
             weight[name] = (max(best, fact.confidence), count + 1)
-    ranked = sorted(weight, key=lambda n: (-weight[n][0], -weight[n][1], n))
     per_item: list[list[str]] = []
     for question in items:
         asked = f"{question} {goal}".lower()
-        fresh = [n for n in ranked if n.lower() not in asked][:HOPS_PER_ITEM]
+        own = question.split(" (", 1)[0]  # without the context decomposition added
+        versions = 1.0 if _ASKS_OF_A_VERSION.search(own) else VERSION_HOP_WEIGHT
+
+        def score(name: str, versions: float = versions) -> tuple[float, int, str]:
+            factor = versions if _VERSION.fullmatch(name) else 1.0
+            return (-weight[name][0] * factor, -weight[name][1], name)
+
+        fresh = [n for n in sorted(weight, key=score) if n.lower() not in asked][:HOPS_PER_ITEM]
         per_item.append([" ".join([n, *keywords(question)[: MAX_ITEM_KEYWORDS - 1]]) for n in fresh])
     queries: list[str] = []
     for rank in range(HOPS_PER_ITEM):  # every question's first hop before any question's second
