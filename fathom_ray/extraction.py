@@ -32,6 +32,7 @@ MAX_HTML_CHARS = 5_000_000
 MAX_LINKS = 400
 CONTEXT_CHARS = 200
 SHORT_SHARE = 0.3
+CLOSE_SHARE = 1.1  # balanced text at most this much longer than precise: notes, not boilerplate
 NOISE = "script,style,noscript,nav,header,footer,aside,form,[role=navigation]"
 BLOCKS = frozenset({"p", "li", "td", "dd", "dt", "blockquote", "h1", "h2", "h3", "h4", "figcaption"})
 CONTEXT_DEPTH = 3
@@ -60,15 +61,18 @@ def extract_visible_text(html: str, url: str) -> ExtractedPage:
 
 
 def _trafilatura_text(html: str, url: str, paragraph_chars: int) -> tuple[str, str]:
+    """Trafilatura's precise text, or its balanced one when the precise one misses most of the
+    page's paragraphs, or when the balanced one adds little (a few notes, such as Python's "New in
+    version 3.8: See PEP 572" boxes that the precise mode drops) rather than boilerplate."""
     try:
         precise = trafilatura.extract(html, url=url, favor_precision=True, include_comments=False) or ""
-        if len(precise) >= SHORT_SHARE * paragraph_chars:
-            return precise, "trafilatura"
         balanced = trafilatura.extract(html, url=url, include_comments=False) or ""
     except (ValueError, TypeError, LookupError, RecursionError) as e:  # lxml and trafilatura internals
         logger.info("trafilatura failed on %s: %s", url, e, extra={"url": url})
         return "", ""
-    if len(balanced) > len(precise):
+    short = len(precise) < SHORT_SHARE * paragraph_chars
+    close = len(precise) < len(balanced) <= CLOSE_SHARE * len(precise)
+    if (short and len(balanced) > len(precise)) or close:
         return balanced, "trafilatura-balanced"
     return precise, "trafilatura"
 

@@ -95,7 +95,7 @@ class LLMSettings(Section):
     page_chars: int = Field(6000, ge=500)
     prices: dict[str, Price] = Field(default_factory=dict)
 
-    evidence_threshold: float = Field(0.5, ge=0.0, le=1.0)  # the evidence judge's bar for a fact
+    evidence_threshold: float = Field(0.45, ge=0.0, le=1.0)  # the evidence judge's bar for a fact
 
     def resolved_backend(self, gpu: bool) -> JudgeBackend:
         """What ``auto`` stands for: an endpoint, then a model or a GPU (vLLM), else the evidence judge."""

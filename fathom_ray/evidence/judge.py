@@ -29,7 +29,7 @@ from fathom_ray.ports import Embedder
 from fathom_ray.untrusted import unfit_for_fact
 
 MAX_EMBEDDED = 24
-FACTS_PER_QUESTION = 2
+FACTS_PER_QUESTION = 3
 MAX_FACTS = 12
 MAX_LINKS = 5
 MIN_LINK_SCORE = 0.34
@@ -43,7 +43,7 @@ _LEANING = ("it ", "its ", "this ", "these ", "they ", "that ", "those ", "such 
 class EvidenceJudge:
     """Judgements as retrieval over a sentence embedder (``None``: BM25 and answer types only)."""
 
-    def __init__(self, embedder: Embedder | None, threshold: float = 0.5) -> None:
+    def __init__(self, embedder: Embedder | None, threshold: float = 0.45) -> None:
         self._embed: Embed | None = embedder.embed if embedder is not None else None
         self._threshold = threshold
         self.usage = Usage()

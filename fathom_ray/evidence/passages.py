@@ -7,7 +7,9 @@ and the answer-type match, fused into one score in [0, 1].
   the IDF of the rarest term the page has, so a page that lacks the question's words scores lower.
   Blended with proximity: the share of the question's adjacent term pairs ("assignment
   expression") that the sentence or its heading holds side by side, so "augmented assignment
-  operators" does not pass for "assignment expressions".
+  operators" does not pass for "assignment expressions"; and with its window: the share of the
+  question's terms in the sentences around it, so "(Contributed by Emily Morehouse.)" two lines
+  after "the walrus operator" is read as part of that passage.
 - **semantic**: cosine of the sentence (prefixed by its heading) and the question, from the
   embedder, mapped from [``COSINE_FLOOR``, ``COSINE_FLOOR + COSINE_SPAN``] onto [0, 1].
 - **type**: ``answer_types.type_match`` of the sentence for the question's expected type, or half
@@ -36,9 +38,12 @@ K1, B = 1.2, 0.75
 COSINE_FLOOR, COSINE_SPAN = 0.1, 0.8
 WEIGHTS = {"lexical": 0.35, "semantic": 0.45, "type": 0.2}
 CONTEXT_TYPE_WEIGHT = 0.5  # an answer of the wanted type in the sentence's heading or the page title
-LEXICAL_PER_QUESTION = 12
-PHRASE_WEIGHT = 0.3
+LEXICAL_PER_QUESTION = 24
+PHRASE_WEIGHT = 0.25
+WINDOW_WEIGHT = 0.25
+WINDOW = 2
 MIN_FACT_WORDS = 5
+MIN_HEADING_FACT_WORDS = 3
 
 Embed = Callable[[Sequence[str]], Awaitable[list[list[float]]]]
 
@@ -101,24 +106,37 @@ class SentenceIndex:
         return self._idf(df, len(self.sentences)) if df else self._rarest
 
     def lexical(self, question_terms: Sequence[str]) -> dict[int, float]:
-        """Normalised BM25 of every sentence that holds at least one of the terms."""
+        """Lexical score of every sentence that holds, or sits beside one that holds, a question term:
+        normalised BM25 of the sentence (with its heading), its share of the question's adjacent term
+        pairs, and the IDF-weighted share of the question's terms in its window (``WINDOW`` sentences
+        either side under the same heading), blended."""
         weights = {t: self.idf(t) for t in question_terms}
         total_weight = sum(weights.values())
         if not total_weight:
             return {}
-        scores: dict[int, float] = {}
+        bm25: dict[int, float] = {}
         for term, idf in weights.items():
             for index in self._postings.get(term, ()):
                 tf = self._tf[index][term]
                 norm = K1 * (1 - B + B * self._lengths[index] / self._average)
-                scores[index] = scores.get(index, 0.0) + idf * tf * (K1 + 1) / (tf + norm)
+                bm25[index] = bm25.get(index, 0.0) + idf * tf * (K1 + 1) / (tf + norm)
         pairs = set(pairwise(question_terms))
-        return {
-            i: (1 - PHRASE_WEIGHT) * min(1.0, s / total_weight)
-            + PHRASE_WEIGHT
-            * (len(pairs & self._pairs[i]) / len(pairs) if pairs else min(1.0, s / total_weight))
-            for i, s in scores.items()
-        }
+        near = {j for i in bm25 for j in self._window(i)}
+        scores: dict[int, float] = {}
+        for i in near:
+            own = min(1.0, bm25.get(i, 0.0) / total_weight)
+            phrase = len(pairs & self._pairs[i]) / len(pairs) if pairs else own
+            seen = {t for j in self._window(i) for t in self._tf[j]}
+            window = sum(w for t, w in weights.items() if t in seen) / total_weight
+            scores[i] = (
+                (1 - PHRASE_WEIGHT - WINDOW_WEIGHT) * own + PHRASE_WEIGHT * phrase + WINDOW_WEIGHT * window
+            )
+        return scores
+
+    def _window(self, index: int) -> list[int]:
+        heading = self.sentences[index].heading
+        low, high = max(0, index - WINDOW), min(len(self.sentences), index + WINDOW + 1)
+        return [j for j in range(low, high) if self.sentences[j].heading == heading]
 
     def coverage(self, question_terms: Sequence[str], text: str) -> float:
         """IDF-weighted share of the question's terms that ``text`` holds (for links and titles)."""
@@ -168,7 +186,12 @@ def _type_score(index: SentenceIndex, i: int, kind: AnswerType) -> float | None:
 
 
 def _fact_like(sentence: Sentence) -> bool:
-    return not sentence.is_heading and len(sentence.text.split()) >= MIN_FACT_WORDS
+    """A sentence of some length, or a short line that states a number ("Release date: 2022-10-13",
+    "New in version 3.11"); a heading of words alone ("Assignment expressions") is context only."""
+    words = len(sentence.text.split())
+    if sentence.is_heading:
+        return words >= MIN_HEADING_FACT_WORDS and any(c.isdigit() for c in sentence.text)
+    return words >= MIN_FACT_WORDS
 
 
 async def score_sentences(
