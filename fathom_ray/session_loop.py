@@ -177,7 +177,7 @@ class ResearchSession:
         # The goal is searched while the judge decomposes it: the first event comes at once.
         goal_search = asyncio.ensure_future(self._search([self._goal]))
         info = await self._s.judge.start()  # started already: it says which judge it is
-        self.state.judge = f"{info.backend} ({info.model})" if isinstance(info, JudgeInfo) else "unknown"
+        self.state.judge = info.label if isinstance(info, JudgeInfo) else "unknown"
         try:
             judged = self._account(await self._s.judge.decompose(self._goal, self._preset.checklist_size))
         except BaseException:

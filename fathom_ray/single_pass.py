@@ -16,7 +16,7 @@ from fathom_ray import report
 from fathom_ray.errors import SearchError
 from fathom_ray.ledger import FactLedger
 from fathom_ray.llm import answers
-from fathom_ray.llm.judge import Judged
+from fathom_ray.llm.judge import Judged, JudgeInfo
 from fathom_ray.models import EventType, ExtractedPage, Fact, JsonValue
 from fathom_ray.session_events import EventLog
 from fathom_ray.session_loop import BrowserCalls, ExtractorCalls, FrontierCalls, SearchCalls
@@ -26,6 +26,8 @@ STOP_REASON = "single pass"
 
 
 class AnswerCalls(Protocol):
+    async def start(self) -> JudgeInfo: ...
+
     async def answer(
         self, question: str, pages: Sequence[ExtractedPage]
     ) -> Judged[answers.SinglePassAnswer]: ...
@@ -45,6 +47,8 @@ async def single_pass(
     """Run the baseline for ``state.request``; the finished state and the seconds spent per stage."""
     stages: dict[str, float] = {}
     question, limit = state.request.goal, state.request.page_limit
+    info = await judge.start()  # started already: it says which judge it is
+    state.judge = info.label if isinstance(info, JudgeInfo) else "unknown"
     started = time.monotonic()
     events.emit(EventType.SEARCHING, {"queries": [question]})
     state.queries_done.append(question)

@@ -40,7 +40,7 @@ def run_research(
 
     started = time.monotonic()
     with running_engine(settings, network, address, "the session", console.print) as engine:
-        view = LiveView(request.goal, judge=f"{engine.judge.backend} ({engine.judge.model})")
+        view = LiveView(request.goal, judge=engine.judge.label)
         with Live(view.render(), console=console, refresh_per_second=4, transient=False) as live:
 
             def show(events: list[Event]) -> None:

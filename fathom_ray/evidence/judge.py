@@ -10,6 +10,7 @@ embedder is asked for anything.
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from collections.abc import Sequence
@@ -81,7 +82,8 @@ class EvidenceJudge:
         self, goal: str, checklist: Sequence[ChecklistItem], page: ExtractedPage
     ) -> answers.PageAnalysis:
         questions = _open_questions(goal, checklist)
-        index = SentenceIndex(split_sentences(page.text), page.title)
+        # Sentences and BM25 statistics off the event loop: a huge page must not stall other sessions.
+        index = await asyncio.to_thread(_index_of, page)
         scores = await score_sentences(index, questions, self._embed, MAX_EMBEDDED)
         kept = self._facts(index, page.text, scores)
         relevant = {s.sentence for s in scores if s.fused >= self._threshold * 0.8}
@@ -172,6 +174,10 @@ class EvidenceJudge:
             "has no model to grade with)",
         )
         return self._judged("grade", verdict, started)
+
+
+def _index_of(page: ExtractedPage) -> SentenceIndex:
+    return SentenceIndex(split_sentences(page.text), page.title)
 
 
 def _open_questions(goal: str, checklist: Sequence[ChecklistItem]) -> list[Question]:

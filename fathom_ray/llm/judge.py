@@ -69,6 +69,11 @@ class JudgeInfo:
     model: str
     note: str = ""
 
+    @property
+    def label(self) -> str:
+        """How result.json and the live view name the judge: ``evidence (all-MiniLM-L6-v2 + BM25)``."""
+        return f"{self.backend} ({self.model})" if self.model else self.backend
+
 
 @dataclass(frozen=True, slots=True)
 class JudgeFailure:
