@@ -15,7 +15,6 @@ from actors.engine import Engine, run_session
 from fathom_ray.errors import FathomError
 from fathom_ray.models import ResearchRequest
 from fathom_ray.results import result_document
-from fathom_ray.session_state import SessionState
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,10 +70,10 @@ def run_batch(
     def one(question: Question) -> None:
         started = time.monotonic()
         try:
-            _, state = run_session(engine, question.request, f"b-{question.id}")
+            _, outcome = run_session(engine, question.request, f"b-{question.id}")
             line: dict[str, Any] = {
                 "id": question.id,
-                **result_document(SessionState.from_json(state), time.monotonic() - started),
+                **result_document(outcome.state, time.monotonic() - started),
             }
         except Exception as e:  # noqa: BLE001 (one failed question is a result line, not the end of the batch)
             line = {

@@ -21,6 +21,7 @@ from fathom_ray.errors import FathomError
 from fathom_ray.llm.judge import JudgeInfo
 from fathom_ray.models import Event, ResearchRequest
 from fathom_ray.network import NetworkMap
+from fathom_ray.session_state import SessionOutcome
 from fathom_ray.settings import Settings
 
 STARTUP_TIMEOUT_S = 600
@@ -121,7 +122,7 @@ def run_session(
     *,
     poll_s: float = 0.5,
     method: str = "fathom",
-) -> tuple[Any, dict[str, Any]]:
+) -> tuple[Any, SessionOutcome]:
     """Run one session to its end, handing new events to ``on_events`` as they come.
 
     ``method`` "single-pass" runs the evaluation's baseline in the Session actor instead of the rounds.

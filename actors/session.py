@@ -37,7 +37,7 @@ from fathom_ray.presets import get_preset
 from fathom_ray.search import search_all
 from fathom_ray.session_events import EventLog
 from fathom_ray.session_loop import ResearchSession, Services
-from fathom_ray.session_state import CANCELLED, FAILED, SessionState
+from fathom_ray.session_state import CANCELLED, FAILED, SessionOutcome, SessionState
 from fathom_ray.settings import Settings
 from fathom_ray.single_pass import single_pass
 
@@ -174,10 +174,10 @@ class SessionService:
             self._found = self._parts.resolve()
         return self._found
 
-    async def run(self) -> dict[str, Any]:
+    async def run(self) -> SessionOutcome:
         memory = _Remote(self._handles.memory)
-        saved = await memory.load_session(self._session_id)
-        state = SessionState.from_json(saved) if saved else SessionState(self._session_id, self._request)
+        saved: SessionState | None = await memory.load_session(self._session_id)
+        state = saved or SessionState(self._session_id, self._request)
         metrics = SessionMetrics(self._session_id)
         metrics.started()
         self._events = EventLog.resume(
@@ -195,15 +195,15 @@ class SessionService:
         except asyncio.CancelledError:  # the task itself was cancelled (ray.cancel): no report, but a record
             state.status, state.stop_reason = CANCELLED, "cancelled"
             self._events.emit_error(CANCELLED)
-            saved = state.to_json(), self._events.take_unsaved()
-            detached(lambda: self._handles.memory.checkpoint.remote(*saved))
+            unsaved = self._events.take_unsaved()
+            detached(lambda: self._handles.memory.checkpoint.remote(state, unsaved))
             raise
         except Exception as e:
             state.status, state.stop_reason = FAILED, f"{type(e).__name__}: {e}"
             self._events.emit_error(state.stop_reason)
-            await memory.checkpoint(state.to_json(), self._events.take_unsaved())
+            await memory.checkpoint(state, self._events.take_unsaved())
             raise
-        return state.to_json()
+        return SessionOutcome(state)
 
     def _services(self, searcher: Searcher) -> Services:
         return Services(
@@ -216,7 +216,7 @@ class SessionService:
             search=_Search(searcher),
         )
 
-    async def run_single_pass(self) -> dict[str, Any]:
+    async def run_single_pass(self) -> SessionOutcome:
         """The single-pass baseline on this request (for `fathom eval`): its state and stage times."""
         state = SessionState(self._session_id, self._request)
         started = time.monotonic()
@@ -232,8 +232,8 @@ class SessionService:
                 search=s.search,
             )
         state.elapsed_s = time.monotonic() - started
-        await _Remote(self._handles.memory).checkpoint(state.to_json(), self._events.take_unsaved())
-        return {**state.to_json(), "stages_s": stages}
+        await _Remote(self._handles.memory).checkpoint(state, self._events.take_unsaved())
+        return SessionOutcome(state, tuple(stages.items()))
 
     async def events_since(self, seq: int) -> list[Event]:
         return self._events.since(seq)

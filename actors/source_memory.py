@@ -67,13 +67,12 @@ class SourceMemoryService:
         self.vectors.remember_page(url, title, vector, facts)
         return self.vectors.record_visit(url, signal)
 
-    def checkpoint(self, state: dict[str, Any], events: Sequence[Event]) -> None:
-        session = SessionState.from_json(state)
-        self.store.save_session(session.session_id, session.request.goal, session.status, state)
-        self.store.append_events(session.session_id, events)
-        self.store.record_facts(session.session_id, session.checklist, session.ledger.facts)
+    def checkpoint(self, state: SessionState, events: Sequence[Event]) -> None:
+        self.store.save_session(state)
+        self.store.append_events(state.session_id, events)
+        self.store.record_facts(state.session_id, state.checklist, state.ledger.facts)
 
-    def load_session(self, session_id: str) -> dict[str, Any] | None:
+    def load_session(self, session_id: str) -> SessionState | None:
         return self.store.load_session(session_id)
 
     def events(self, session_id: str, after_seq: int = 0) -> list[Event]:

@@ -21,6 +21,7 @@ from fathom_ray.models import (
     SearchResult,
     Usage,
 )
+from fathom_ray.session_state import SessionState
 
 
 class Resolver(Protocol):
@@ -56,9 +57,11 @@ class Extractor(Protocol):
 class GraphStore(Protocol):
     """Sessions, their questions, pages and facts, events and frontier state; one per deployment."""
 
-    def save_session(self, session_id: str, goal: str, status: str, state: dict[str, Any]) -> None: ...
+    def save_session(self, state: SessionState) -> None:
+        """Keep the session's state (a later save replaces it)."""
+        ...
 
-    def load_session(self, session_id: str) -> dict[str, Any] | None: ...
+    def load_session(self, session_id: str) -> SessionState | None: ...
 
     def list_sessions(self) -> list[tuple[str, str, str]]:
         """(id, goal, status) of every session, newest first."""

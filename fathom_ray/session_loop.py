@@ -30,6 +30,7 @@ from fathom_ray.models import (
     Candidate,
     CandidateOrigin,
     ChecklistItem,
+    Event,
     EventType,
     ExtractedPage,
     FetchResult,
@@ -65,7 +66,7 @@ class MemoryCalls(Protocol):
     async def record_page(
         self, url: str, *, title: str, vector: Sequence[float], signal: float, facts: int
     ) -> None: ...
-    async def checkpoint(self, state: dict[str, Any], events: Sequence[Any]) -> None: ...
+    async def checkpoint(self, state: SessionState, events: Sequence[Event]) -> None: ...
 
 
 class FrontierCalls(Protocol):
@@ -478,4 +479,4 @@ class ResearchSession:
     async def _checkpoint(self) -> None:
         self.state.elapsed_s = time.monotonic() - self._started
         await self._s.frontier.checkpoint(self.state.session_id)
-        await self._s.memory.checkpoint(self.state.to_json(), self.events.take_unsaved())
+        await self._s.memory.checkpoint(self.state, self.events.take_unsaved())

@@ -1,13 +1,12 @@
-"""Everything a session knows, as one value that round-trips through JSON for the stores."""
+"""Everything a session knows, as one value (the stores' adapters turn it into JSON and back)."""
 
 from __future__ import annotations
 
 import enum
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from dataclasses import dataclass, field
 
 from fathom_ray.ledger import FactLedger
-from fathom_ray.models import ChecklistItem, Fact, ResearchRequest, Usage
+from fathom_ray.models import ChecklistItem, ResearchRequest, Usage
 
 
 class SessionStatus(enum.StrEnum):
@@ -60,54 +59,11 @@ class SessionState:
     def pages_fetched(self) -> int:
         return sum(1 for p in self.pages if p.status == "ok")
 
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["request"] = asdict(self.request)
-        data["ledger"] = {"facts": [asdict(f) for f in self.ledger.facts], "rejected": self.ledger.rejected}
-        return data
 
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> SessionState:
-        request = data["request"]
-        return cls(
-            session_id=data["session_id"],
-            request=ResearchRequest(
-                goal=request["goal"],
-                depth=request["depth"],
-                seeds=tuple(request["seeds"]),
-                max_pages=request["max_pages"],
-                n=request["n"],
-                time_budget_s=request.get("time_budget_s"),
-                token_budget=request.get("token_budget"),
-            ),
-            status=SessionStatus(data["status"]),
-            round=data["round"],
-            checklist=[
-                ChecklistItem(c["id"], c["question"], c["satisfied"], tuple(c["fact_ids"]))
-                for c in data["checklist"]
-            ],
-            ledger=FactLedger([_fact(f) for f in data["ledger"]["facts"]], int(data["ledger"]["rejected"])),
-            pages=[PageRecord(**p) for p in data["pages"]],
-            queries_done=list(data["queries_done"]),
-            stop_reason=data["stop_reason"],
-            usage=Usage(**data["usage"]),
-            elapsed_s=float(data["elapsed_s"]),
-            report_markdown=data["report_markdown"],
-            failures=int(data["failures"]),
-            decomposed=bool(data["decomposed"]),
-            judge=str(data.get("judge", "")),
-        )
+@dataclass(frozen=True, slots=True)
+class SessionOutcome:
+    """What a Session actor answers when its run ends: the final state, and seconds per stage where
+    the run measured them (the single-pass baseline does; a session's stages come from its events)."""
 
-
-def _fact(raw: dict[str, Any]) -> Fact:
-    return Fact(
-        id=raw["id"],
-        claim=raw["claim"],
-        evidence=raw["evidence"],
-        source_url=raw["source_url"],
-        checklist_ids=tuple(raw["checklist_ids"]),
-        confidence=float(raw["confidence"]),
-        topic=raw["topic"],
-        confirms=tuple(raw["confirms"]),
-        contradicts=tuple(raw["contradicts"]),
-    )
+    state: SessionState
+    stages_s: tuple[tuple[str, float], ...] = ()

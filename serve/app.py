@@ -23,7 +23,6 @@ from fathom_ray.errors import FathomError, SessionNotFoundError
 from fathom_ray.models import GOAL_MAX_CHARS, GOAL_MIN_CHARS, MAX_SEEDS, ResearchRequest
 from fathom_ray.presets import DEFAULT_DEPTH
 from fathom_ray.results import status_document
-from fathom_ray.session_state import SessionState
 from fathom_ray.settings import ApiSettings
 from serve.sessions import SessionBusyError, SessionManager
 from serve.sse import HEARTBEAT, encode
@@ -109,7 +108,7 @@ def build_app(manager: SessionManager, settings: ApiSettings, poll_s: float = 0.
 
     @app.get("/research/{session_id}", dependencies=guarded)
     async def result(session_id: str) -> dict[str, Any]:
-        return status_document(SessionState.from_json(await manager.result(session_id)))
+        return status_document(await manager.result(session_id))
 
     @app.delete("/research/{session_id}", dependencies=guarded)
     async def cancel(session_id: str) -> Started:

@@ -59,12 +59,12 @@ class RaySessionManager:
             raise SessionNotFoundError(session_id)
         return stored
 
-    async def result(self, session_id: str) -> dict[str, Any]:
-        state: dict[str, Any] | None = await self._engine.handles.memory.load_session.remote(session_id)
+    async def result(self, session_id: str) -> SessionState:
+        state: SessionState | None = await self._engine.handles.memory.load_session.remote(session_id)
         if state is not None:
             return state
         if session_id in self._requests:  # started, not yet checkpointed
-            return SessionState(session_id, self._requests[session_id]).to_json()
+            return SessionState(session_id, self._requests[session_id])
         raise SessionNotFoundError(session_id)
 
     async def cancel(self, session_id: str) -> bool:

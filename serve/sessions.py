@@ -6,10 +6,11 @@ one over Ray actors, tests use an in-process one.
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from typing import Protocol
 
 from fathom_ray.errors import FathomError
 from fathom_ray.models import Event, ResearchRequest
+from fathom_ray.session_state import SessionState
 
 
 class SessionBusyError(FathomError):
@@ -30,8 +31,8 @@ class SessionManager(Protocol):
         """Events after ``after_seq``; ``SessionNotFoundError`` for an unknown id."""
         ...
 
-    async def result(self, session_id: str) -> dict[str, Any]:
-        """The session's state as JSON (see ``SessionState.to_json``)."""
+    async def result(self, session_id: str) -> SessionState:
+        """The session's state as it stands; ``SessionNotFoundError`` for an unknown id."""
         ...
 
     async def cancel(self, session_id: str) -> bool: ...

@@ -15,9 +15,10 @@ from typing import Any
 from neo4j import Driver, GraphDatabase
 from neo4j.exceptions import Neo4jError, ServiceUnavailable
 
-from fathom_ray.adapters.sqlite_graph import fact_from_json, fact_to_json
+from fathom_ray.adapters.state_codec import fact_from_json, fact_to_json, state_from_json, state_to_json
 from fathom_ray.errors import StoreError
 from fathom_ray.models import ChecklistItem, Event, EventType, Fact
+from fathom_ray.session_state import SessionState
 from fathom_ray.settings import Neo4jSettings
 
 CONSTRAINTS = (
@@ -46,20 +47,20 @@ class Neo4jGraphStore:
             raise StoreError("neo4j", str(e)) from e
         return [record.data() for record in records]
 
-    def save_session(self, session_id: str, goal: str, status: str, state: dict[str, Any]) -> None:
+    def save_session(self, state: SessionState) -> None:
         self._run(
             "MERGE (s:Session {id: $id}) SET s.goal = $goal, s.status = $status, s.updated = $updated, "
             "s.state = $state",
-            id=session_id,
-            goal=goal,
-            status=status,
+            id=state.session_id,
+            goal=state.request.goal,
+            status=state.status.value,
             updated=time.time(),
-            state=json.dumps(state),
+            state=json.dumps(state_to_json(state)),
         )
 
-    def load_session(self, session_id: str) -> dict[str, Any] | None:
+    def load_session(self, session_id: str) -> SessionState | None:
         rows = self._run("MATCH (s:Session {id: $id}) RETURN s.state AS state", id=session_id)
-        return json.loads(rows[0]["state"]) if rows and rows[0]["state"] else None
+        return state_from_json(json.loads(rows[0]["state"])) if rows and rows[0]["state"] else None
 
     def list_sessions(self) -> list[tuple[str, str, str]]:
         rows = self._run(

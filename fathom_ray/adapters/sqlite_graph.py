@@ -10,8 +10,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from fathom_ray.adapters.state_codec import fact_from_json, fact_to_json, state_from_json, state_to_json
 from fathom_ray.errors import StoreError
 from fathom_ray.models import ChecklistItem, Event, EventType, Fact
+from fathom_ray.session_state import SessionState
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -63,21 +65,27 @@ class SqliteGraphStore:
             except sqlite3.Error as e:
                 raise StoreError("sqlite", str(e)) from e
 
-    def save_session(self, session_id: str, goal: str, status: str, state: dict[str, Any]) -> None:
+    def save_session(self, state: SessionState) -> None:
         self._write(
             [
                 (
                     "INSERT INTO sessions VALUES (?, ?, ?, ?, ?) ON CONFLICT(id) DO UPDATE SET "
                     "goal=excluded.goal, status=excluded.status, updated=excluded.updated, "
                     "state=excluded.state",
-                    (session_id, goal, status, time.time(), json.dumps(state)),
+                    (
+                        state.session_id,
+                        state.request.goal,
+                        state.status.value,
+                        time.time(),
+                        json.dumps(state_to_json(state)),
+                    ),
                 )
             ]
         )
 
-    def load_session(self, session_id: str) -> dict[str, Any] | None:
+    def load_session(self, session_id: str) -> SessionState | None:
         rows = self._read("SELECT state FROM sessions WHERE id = ?", (session_id,))
-        return json.loads(rows[0][0]) if rows else None
+        return state_from_json(json.loads(rows[0][0])) if rows else None
 
     def list_sessions(self) -> list[tuple[str, str, str]]:
         return [
@@ -145,31 +153,3 @@ class SqliteGraphStore:
     def close(self) -> None:
         with self._lock:
             self._db.close()
-
-
-def fact_to_json(fact: Fact) -> dict[str, Any]:
-    return {
-        "id": fact.id,
-        "claim": fact.claim,
-        "evidence": fact.evidence,
-        "source_url": fact.source_url,
-        "checklist_ids": list(fact.checklist_ids),
-        "confidence": fact.confidence,
-        "topic": fact.topic,
-        "confirms": list(fact.confirms),
-        "contradicts": list(fact.contradicts),
-    }
-
-
-def fact_from_json(raw: dict[str, Any]) -> Fact:
-    return Fact(
-        raw["id"],
-        raw["claim"],
-        raw["evidence"],
-        raw["source_url"],
-        tuple(raw["checklist_ids"]),
-        float(raw["confidence"]),
-        raw["topic"],
-        tuple(raw["confirms"]),
-        tuple(raw["contradicts"]),
-    )

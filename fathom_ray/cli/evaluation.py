@@ -17,7 +17,6 @@ from fathom_ray.evaluation.run import evaluate
 from fathom_ray.models import EventType, ResearchRequest
 from fathom_ray.network import NetworkMap
 from fathom_ray.results import result_document
-from fathom_ray.session_state import SessionState
 from fathom_ray.settings import LLMSettings, Settings
 
 
@@ -70,7 +69,7 @@ def run_one(
 
     timeline: list[tuple[float, EventType]] = []
     started = time.monotonic()
-    _, state = run_session(
+    _, outcome = run_session(
         engine,
         ResearchRequest(question.question, depth),
         f"e-{uuid.uuid4().hex[:12]}",
@@ -78,8 +77,8 @@ def run_one(
         method=method,
     )
     ended = time.monotonic()
-    stages = state.pop("stages_s", None) or session_stages(timeline, started, ended)
-    return result_document(SessionState.from_json(state), ended - started), stages
+    stages = dict(outcome.stages_s) or session_stages(timeline, started, ended)
+    return result_document(outcome.state, ended - started), stages
 
 
 def grade_one(engine: Any, question: EvalQuestion, answer_text: str) -> str | None:

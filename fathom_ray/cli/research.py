@@ -14,7 +14,6 @@ from fathom_ray.cli.running import running_engine, serve_until_interrupted
 from fathom_ray.models import Event, ResearchRequest
 from fathom_ray.network import NetworkMap
 from fathom_ray.results import result_document
-from fathom_ray.session_state import SessionState
 from fathom_ray.settings import Settings
 
 
@@ -47,6 +46,6 @@ def run_research(
                 view.update(events)
                 live.update(view.render())
 
-            _, state_json = run_session(engine, request, f"s-{uuid.uuid4().hex[:12]}", show)
+            _, outcome = run_session(engine, request, f"s-{uuid.uuid4().hex[:12]}", show)
         console.print()
-    return result_document(SessionState.from_json(state_json), time.monotonic() - started)
+    return result_document(outcome.state, time.monotonic() - started)

@@ -34,8 +34,8 @@ def session(
         if on_events is not None:
             on_events(events)
 
-    _, state = run_session(engine, request, f"t-{uuid.uuid4().hex[:8]}", collect)
-    return SessionState.from_json(state), seen
+    _, outcome = run_session(engine, request, f"t-{uuid.uuid4().hex[:8]}", collect)
+    return outcome.state, seen
 
 
 @contextlib.contextmanager
@@ -171,7 +171,7 @@ def test_killing_the_session_actor_resumes_without_losing_facts(scripted_engine:
         if events:
             seen = events[-1].seq
             on_events(events)
-    state = SessionState.from_json(ray.get(done))
+    state = ray.get(done).state
     assert killed.is_set()
     assert state.status == "complete"
     urls = [p.url for p in state.pages]
@@ -217,12 +217,12 @@ def test_a_run_cancelled_from_outside_is_recorded_as_cancelled(scripted_engine: 
     with pytest.raises(ray.exceptions.TaskCancelledError):
         ray.get(done, timeout=60)
     deadline = time.monotonic() + 30
-    while (saved := ray.get(engine.handles.memory.load_session.remote(session_id))) is None or saved[
-        "status"
-    ] == "running":
+    while (saved := ray.get(engine.handles.memory.load_session.remote(session_id))) is None or (
+        saved.status == "running"
+    ):
         assert time.monotonic() < deadline
         time.sleep(0.2)
-    assert saved["status"] == "cancelled"
+    assert saved.status == "cancelled"
     stored = ray.get(engine.handles.memory.events.remote(session_id))
     assert stored[-1].type is EventType.ERROR
     ray.kill(actor)

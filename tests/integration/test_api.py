@@ -87,10 +87,10 @@ class FakeSessions:
             raise SessionNotFoundError(session_id)
         return self.logs[session_id].since(after_seq)
 
-    async def result(self, session_id: str) -> dict[str, Any]:
+    async def result(self, session_id: str) -> SessionState:
         if session_id not in self.states:
             raise SessionNotFoundError(session_id)
-        return self.states[session_id].to_json()
+        return self.states[session_id]
 
     async def cancel(self, session_id: str) -> bool:
         await self.result(session_id)

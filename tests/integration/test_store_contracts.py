@@ -13,8 +13,10 @@ import pytest
 from fathom_ray.adapters.neo4j_graph import Neo4jGraphStore
 from fathom_ray.adapters.qdrant_memory import QdrantSourceMemory
 from fathom_ray.adapters.sqlite_graph import SqliteGraphStore
-from fathom_ray.models import ChecklistItem, Event, EventType, Fact
+from fathom_ray.ledger import FactLedger
+from fathom_ray.models import ChecklistItem, Event, EventType, Fact, ResearchRequest, Usage
 from fathom_ray.ports import GraphStore
+from fathom_ray.session_state import COMPLETE, SessionState
 from fathom_ray.settings import Neo4jSettings, QdrantSettings, load_settings
 
 pytestmark = pytest.mark.integration
@@ -49,9 +51,16 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphStore
 
 def test_session_state_round_trips(store: GraphStore) -> None:
     sid = f"c-{uuid.uuid4().hex[:8]}"
-    store.save_session(sid, "a goal", "running", {"round": 1})
-    store.save_session(sid, "a goal", "complete", {"round": 2})
-    assert store.load_session(sid) == {"round": 2}
+    state = SessionState(sid, ResearchRequest("a goal", "quick", ("http://www.sqlite.test/wal.html",)))
+    store.save_session(state)
+    state.round, state.status, state.judge = 2, COMPLETE, "evidence (BM25)"
+    state.checklist = [ChecklistItem("Q1", "What is WAL?", True, ("F1",))]
+    state.ledger = FactLedger(
+        [Fact("F1", "WAL is a journal.", "WAL", "http://www.sqlite.test/wal.html", ("Q1",))]
+    )
+    state.usage = Usage(calls=3, prompt_tokens=10)
+    store.save_session(state)
+    assert store.load_session(sid) == state  # the whole value, as saved last
     assert (sid, "a goal", "complete") in store.list_sessions()
     assert store.load_session("no-such-session") is None
 

@@ -15,6 +15,7 @@ from fathom_ray.errors import SearchError, SessionError
 from fathom_ray.frontier import EntryState, SessionFrontier
 from fathom_ray.models import (
     Candidate,
+    Event,
     EventType,
     ExtractedPage,
     FetchResult,
@@ -125,7 +126,7 @@ class FakeStore:
     def __init__(self) -> None:
         self.checkpoints = 0
 
-    async def checkpoint(self, state: dict[str, Any], events: Sequence[Any]) -> None:
+    async def checkpoint(self, state: SessionState, events: Sequence[Event]) -> None:
         self.checkpoints += 1
 
 

@@ -1,0 +1,85 @@
+"""A session's state and its facts as JSON, for the stores that keep them (and only for them).
+
+Values travel between actors as themselves; this is the one place they become JSON and back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Any
+
+from fathom_ray.ledger import FactLedger
+from fathom_ray.models import ChecklistItem, Fact, ResearchRequest, Usage
+from fathom_ray.session_state import PageRecord, SessionState, SessionStatus
+
+
+def state_to_json(state: SessionState) -> dict[str, Any]:
+    data = asdict(state)
+    data["request"] = asdict(state.request)
+    data["ledger"] = {
+        "facts": [fact_to_json(f) for f in state.ledger.facts],
+        "rejected": state.ledger.rejected,
+    }
+    return data
+
+
+def state_from_json(data: dict[str, Any]) -> SessionState:
+    request = data["request"]
+    return SessionState(
+        session_id=data["session_id"],
+        request=ResearchRequest(
+            goal=request["goal"],
+            depth=request["depth"],
+            seeds=tuple(request["seeds"]),
+            max_pages=request["max_pages"],
+            n=request["n"],
+            time_budget_s=request.get("time_budget_s"),
+            token_budget=request.get("token_budget"),
+        ),
+        status=SessionStatus(data["status"]),
+        round=data["round"],
+        checklist=[
+            ChecklistItem(c["id"], c["question"], c["satisfied"], tuple(c["fact_ids"]))
+            for c in data["checklist"]
+        ],
+        ledger=FactLedger(
+            [fact_from_json(f) for f in data["ledger"]["facts"]], int(data["ledger"]["rejected"])
+        ),
+        pages=[PageRecord(**p) for p in data["pages"]],
+        queries_done=list(data["queries_done"]),
+        stop_reason=data["stop_reason"],
+        usage=Usage(**data["usage"]),
+        elapsed_s=float(data["elapsed_s"]),
+        report_markdown=data["report_markdown"],
+        failures=int(data["failures"]),
+        decomposed=bool(data["decomposed"]),
+        judge=str(data.get("judge", "")),
+    )
+
+
+def fact_to_json(fact: Fact) -> dict[str, Any]:
+    return {
+        "id": fact.id,
+        "claim": fact.claim,
+        "evidence": fact.evidence,
+        "source_url": fact.source_url,
+        "checklist_ids": list(fact.checklist_ids),
+        "confidence": fact.confidence,
+        "topic": fact.topic,
+        "confirms": list(fact.confirms),
+        "contradicts": list(fact.contradicts),
+    }
+
+
+def fact_from_json(raw: dict[str, Any]) -> Fact:
+    return Fact(
+        id=raw["id"],
+        claim=raw["claim"],
+        evidence=raw["evidence"],
+        source_url=raw["source_url"],
+        checklist_ids=tuple(raw["checklist_ids"]),
+        confidence=float(raw["confidence"]),
+        topic=raw["topic"],
+        confirms=tuple(raw["confirms"]),
+        contradicts=tuple(raw["contradicts"]),
+    )
