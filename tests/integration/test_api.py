@@ -3,120 +3,19 @@
 from __future__ import annotations
 
 import asyncio
-import threading
 import time
 from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from pydantic import SecretStr
 
-from fathom_ray.errors import SessionNotFoundError
-from fathom_ray.ledger import FactLedger
-from fathom_ray.models import Event, EventType, Fact, JsonValue, ResearchRequest
-from fathom_ray.session_events import EventLog
-from fathom_ray.session_state import CANCELLED, COMPLETE, SessionState
 from fathom_ray.settings import ApiSettings
-from serve.app import build_app
-from serve.sessions import SessionBusyError
+from tests.fake_sessions import SCRIPT, FakeSessions, Server
 from tests.sse import concurrent_stream_outcomes, read_stream
 
 pytestmark = pytest.mark.integration
-SCRIPT: list[tuple[EventType, dict[str, JsonValue]]] = [
-    (EventType.DECOMPOSE, {"questions": ["Which version?"]}),
-    (EventType.SEARCHING, {"queries": ["walrus operator"]}),
-    (EventType.FETCHING, {"count": 1, "urls": ["http://docs.python.test/3.11/whatsnew/3.8.html"]}),
-    (
-        EventType.ANALYZED,
-        {
-            "url": "http://docs.python.test/3.11/whatsnew/3.8.html",
-            "title": "3.8",
-            "fact_count": 1,
-            "facts": [],
-        },
-    ),
-    (EventType.ROUND_END, {"round": 1, "round_facts": 1, "total_facts": 1, "total_pages": 1}),
-    (EventType.COMPOSING, {"facts": 1}),
-    (EventType.COMPLETE, {"facts": 1, "pages": 1}),
-]
-
-
-class FakeSessions:
-    """Sessions that emit a scripted event every ``step_s`` seconds."""
-
-    def __init__(self, max_sessions: int = 2, step_s: float = 0.15) -> None:
-        self.max_sessions = max_sessions
-        self.step_s = step_s
-        self.logs: dict[str, EventLog] = {}
-        self.states: dict[str, SessionState] = {}
-        self.cancelled: set[str] = set()
-        self.tasks: dict[str, asyncio.Task[None]] = {}
-
-    def running(self) -> int:
-        return sum(not t.done() for t in self.tasks.values())
-
-    async def start(self, request: ResearchRequest) -> str:
-        if self.running() >= self.max_sessions:
-            raise SessionBusyError(self.running(), retry_after_s=7)
-        session_id = f"s{len(self.logs) + 1}"
-        self.logs[session_id] = EventLog(session_id)
-        fact = Fact(
-            "F1",
-            "Python 3.8 added :=",
-            "Assignment expressions",
-            "http://docs.python.test/3.11/whatsnew/3.8.html",
-        )
-        self.states[session_id] = SessionState(session_id, request, ledger=FactLedger([fact]))
-        self.tasks[session_id] = asyncio.create_task(self._play(session_id))
-        return session_id
-
-    async def _play(self, session_id: str) -> None:
-        for kind, data in SCRIPT:
-            await asyncio.sleep(self.step_s)
-            if session_id in self.cancelled:
-                self.logs[session_id].emit(EventType.COMPLETE, {"facts": 0, "pages": 0})
-                self.states[session_id].status = CANCELLED
-                return
-            self.logs[session_id].emit(kind, data)
-        self.states[session_id].status = COMPLETE
-
-    async def events(self, session_id: str, after_seq: int) -> list[Event]:
-        if session_id not in self.logs:
-            raise SessionNotFoundError(session_id)
-        return self.logs[session_id].since(after_seq)
-
-    async def result(self, session_id: str) -> SessionState:
-        if session_id not in self.states:
-            raise SessionNotFoundError(session_id)
-        return self.states[session_id]
-
-    async def cancel(self, session_id: str) -> bool:
-        await self.result(session_id)
-        self.cancelled.add(session_id)
-        return True
-
-    async def list(self) -> list[dict[str, str]]:
-        return [{"id": i, "goal": s.request.goal, "status": s.status} for i, s in self.states.items()]
-
-
-class Server:
-    def __init__(self, sessions: FakeSessions, settings: ApiSettings) -> None:
-        self.sessions = sessions
-        config = uvicorn.Config(
-            build_app(sessions, settings, poll_s=0.05), host="127.0.0.1", port=0, log_level="error"
-        )
-        self.server = uvicorn.Server(config)
-        self.thread = threading.Thread(target=self.server.run, daemon=True)
-        self.thread.start()
-        while not self.server.started:
-            time.sleep(0.02)
-        self.url = f"http://127.0.0.1:{self.server.servers[0].sockets[0].getsockname()[1]}"
-
-    def stop(self) -> None:
-        self.server.should_exit = True
-        self.thread.join(timeout=10)
 
 
 @pytest.fixture

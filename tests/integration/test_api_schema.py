@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, settings
 
 from fathom_ray.settings import ApiSettings
 from serve.app import build_app
-from tests.integration.test_api import FakeSessions
+from tests.fake_sessions import FakeSessions
 
 pytestmark = pytest.mark.integration
 APP = build_app(FakeSessions(max_sessions=1000, step_s=0.0), ApiSettings(heartbeat_s=0.5), poll_s=0.01)

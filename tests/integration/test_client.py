@@ -11,7 +11,7 @@ from fathom_ray.client import ResearchClient
 from fathom_ray.errors import FathomError
 from fathom_ray.models import Event, EventType
 from fathom_ray.settings import ApiSettings
-from tests.integration.test_api import SCRIPT, FakeSessions, Server
+from tests.fake_sessions import SCRIPT, FakeSessions, Server
 
 pytestmark = pytest.mark.integration
 GOAL = "Which Python version introduced assignment expressions?"

@@ -17,7 +17,7 @@ from mcp.server.mcpserver import MCPServer
 
 from fathom_ray.settings import ApiSettings
 from serve.mcp_server import build_mcp
-from tests.integration.test_api import SCRIPT, FakeSessions, Server
+from tests.fake_sessions import SCRIPT, FakeSessions, Server
 from tests.net import free_port, wait_for_port
 
 pytestmark = pytest.mark.integration
