@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -143,6 +143,7 @@ def rank_and_sample(
     n: int,
     temperature: float,
     rng: np.random.Generator,
+    first: Sequence[str] = (),
 ) -> list[Candidate]:
     """RRF of (similarity, domain productivity, source support), then a softmax sample of ``n`` candidates.
 
@@ -150,10 +151,11 @@ def rank_and_sample(
     and two checklist questions' searches all return outranks one that a single list proposed at
     the same rank. A candidate no list ranked (0) ranks below every one with support.
 
-    Two candidates are always taken before the rest of the batch is sampled: the one the proposing
-    lists support most (what the search engines rank first) and the best fused one. At a small
-    page budget a sample must not lose the page the search engine ranks first, nor the one every
-    signal together ranks first.
+    Some candidates are always taken before the rest of the batch is sampled: those in ``first``
+    (the caller's leads, at most all but one slot of the batch), the one the proposing lists
+    support most (what the search engines rank first) and the best fused one. At a small page
+    budget a sample must not lose the page the search engine ranks first, nor the one every signal
+    together ranks first.
     """
     if not pending or n <= 0:
         return []
@@ -166,14 +168,16 @@ def rank_and_sample(
             support,
         ]
     )
-    sure = list(
-        dict.fromkeys(
-            [min(urls, key=lambda u: (-support[u], -fused[u], u)), min(urls, key=lambda u: (-fused[u], u))]
-        )
-    )[:n]
+    known = set(urls)
+    leads = [u for u in dict.fromkeys(first) if u in known][: max(1, n - 1)]
+    best = [min(urls, key=lambda u: (-support[u], -fused[u], u)), min(urls, key=lambda u: (-fused[u], u))]
+    sure = list(dict.fromkeys([*leads, *best]))[:n]
     rest = [u for u in urls if u not in sure]
     # RRF scores are small (about 1/60); scaled so the temperature acts on rank differences.
     scores = [fused[u] * 1000.0 for u in rest]
     picked = {*sure, *sample_without_replacement(rest, scores, n - len(sure), temperature, rng)}
-    order = {u: i for i, u in enumerate(sorted(picked, key=lambda u: (u not in sure, -fused[u], u)))}
+    place = {u: i for i, u in enumerate(sure)}  # leads first, then the sure picks, then the sample
+    order = {
+        u: i for i, u in enumerate(sorted(picked, key=lambda u: (place.get(u, len(sure)), -fused[u], u)))
+    }
     return sorted((c for c in pending if c.url in picked), key=lambda c: order[c.url])

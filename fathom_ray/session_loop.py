@@ -119,6 +119,7 @@ class ResearchSession:
         self._search_error: SearchError | None = None
         self._delays_known: set[str] = set()
         self._work: asyncio.Future[Any] | None = None
+        self._leads: list[str] = []  # the queries of the latest discovery, whose first results lead
         digest = hashlib.sha1(state.session_id.encode(), usedforsecurity=False).hexdigest()
         self._seed = settings.seed if settings.seed is not None else int(digest[:8], 16)
 
@@ -284,7 +285,9 @@ class ResearchSession:
             )
         )
         if judged.answer:
-            await self._search(judged.answer.queries)
+            searched = [q for q in dict.fromkeys(judged.answer.queries) if q not in self.state.queries_done]
+            await self._search(searched)
+            self._leads = searched
 
     async def _rank(self, pending: list[Candidate], n: int) -> list[Candidate]:
         topics = np.array(await self._topics())
@@ -294,6 +297,10 @@ class ResearchSession:
             zip((c.url for c in pending), (vectors @ topics.T).max(axis=1).tolist(), strict=True)
         )
         qualities = await self._s.memory.domain_qualities(sorted({domain_of(c.url) for c in pending}))
+        # The newest discovery queries say what the open questions need now (the multi-hop step):
+        # the first result of each is taken before the ranking fills the rest of the batch.
+        leads = [c.url for c in pending if c.rank == 1 and c.query in self._leads]
+        self._leads = []
         batch = rank_and_sample(
             pending,
             similarity=similarity,
@@ -301,6 +308,7 @@ class ResearchSession:
             n=n,
             temperature=self._temperature(),
             rng=self._rng(2),
+            first=leads,
         )
         self.events.emit(
             EventType.RANKED,
@@ -308,6 +316,7 @@ class ResearchSession:
                 "count": len(pending),
                 "urls": [c.url for c in batch],
                 "scores": [round(similarity[c.url], 4) for c in batch],
+                "leads": [u for u in leads if u in {c.url for c in batch}],
             },
         )
         return batch

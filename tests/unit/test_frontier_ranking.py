@@ -82,3 +82,34 @@ def test_the_rank_where_a_url_was_found_counts() -> None:
         rng=np.random.default_rng(0),
     )
     assert [c.url for c in batch] == ["http://a.test/first", "http://a.test/third", "http://a.test/unranked"]
+
+
+def candidates(count: int) -> list[Candidate]:
+    return [Candidate(f"http://site{n}.test/", CandidateOrigin.SEARCH, rank=n + 1) for n in range(count)]
+
+
+@given(st.integers(min_value=1, max_value=6), st.integers(min_value=0, max_value=2**32 - 1))
+def test_the_batch_holds_the_most_supported_and_the_best_fused_candidate(n: int, seed: int) -> None:
+    pool = candidates(12)
+    similarity = {c.url: 1.0 - i / 12 for i, c in enumerate(reversed(pool))}  # the last is most similar
+    batch = rank_and_sample(
+        pool, similarity=similarity, domain_quality={}, n=n, temperature=5.0, rng=np.random.default_rng(seed)
+    )
+    urls = [c.url for c in batch]
+    assert pool[0].url in urls  # what the search engine ranked first, whatever the sample drew
+    assert len(urls) == len(set(urls)) == n
+
+
+def test_leads_come_first_and_leave_a_slot_for_the_ranking() -> None:
+    pool = candidates(10)
+    leads = [pool[7].url, pool[8].url, pool[9].url, "http://not-pending.test/"]
+    batch = rank_and_sample(
+        pool,
+        similarity={},
+        domain_quality={},
+        n=3,
+        temperature=0.0,
+        rng=np.random.default_rng(1),
+        first=leads,
+    )
+    assert [c.url for c in batch] == [pool[7].url, pool[8].url, pool[0].url]
