@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.table import Table
 
 from fathom_ray.adapters.search_backends import local_index_path
+from fathom_ray.cli.choices import DEPTHS, Method, Search, Transport, Web
 from fathom_ray.cli.doctor import run_checks
 from fathom_ray.cli.research import run_research, serve_forever
 from fathom_ray.cli.running import serve_until_interrupted
@@ -106,16 +107,14 @@ def doctor() -> None:
 @app.command()
 def research(  # noqa: PLR0917 (one parameter per command-line option)
     goal: Annotated[str, typer.Argument(help="The research goal (5-2,000 characters).")],
-    depth: Annotated[
-        str, typer.Option(help="glance, quick, focused, standard, thorough, deep or exhaustive.")
-    ] = "",
+    depth: Annotated[str, typer.Option(help=f"{DEPTHS} (default: from settings).")] = "",
     seed: Annotated[list[str] | None, typer.Option(help="A URL to start from (repeatable).")] = None,
     search: Annotated[
-        str | None, typer.Option(help="ddgs, searxng or local (default: from settings).")
+        Search | None, typer.Option(help="ddgs, searxng or local (default: from settings).")
     ] = None,
     web: Annotated[
-        str, typer.Option(help="internet, or offline to research the offline test web.")
-    ] = "internet",
+        Web, typer.Option(help="internet, or offline to research the offline test web.")
+    ] = Web.INTERNET,
     out: Annotated[Path, typer.Option(help="Where to write report.md and result.json.")] = Path("fathom-out"),
     address: Annotated[
         str | None, typer.Option(help="An existing Ray cluster (default: a local one).")
@@ -145,7 +144,7 @@ def research(  # noqa: PLR0917 (one parameter per command-line option)
         network = _network(stack, settings, web)
         try:
             document = run_research(
-                settings_for(settings, network, search), network, request, address, console
+                settings_for(settings, network, search and search.value), network, request, address, console
             )
         except FathomError as e:
             _fail(e)
@@ -167,8 +166,8 @@ def research(  # noqa: PLR0917 (one parameter per command-line option)
 @app.command("serve")
 def serve_api(
     web: Annotated[
-        str, typer.Option(help="internet, or offline to research the offline test web.")
-    ] = "internet",
+        Web, typer.Option(help="internet, or offline to research the offline test web.")
+    ] = Web.INTERNET,
     address: Annotated[
         str | None, typer.Option(help="An existing Ray cluster (default: a local one).")
     ] = None,
@@ -192,7 +191,7 @@ def mcp_server(
     api: Annotated[
         str, typer.Option(help="The fathom-ray HTTP API to research through.")
     ] = "http://127.0.0.1:8000",
-    transport: Annotated[str, typer.Option(help="stdio, or streamable-http.")] = "stdio",
+    transport: Annotated[Transport, typer.Option(help="stdio, or streamable-http.")] = Transport.STDIO,
     port: Annotated[int, typer.Option(help="Port for streamable-http (path /mcp).")] = 8001,
 ) -> None:
     """Serve an MCP tool, web_research(goal, depth), over the HTTP API (start `fathom serve` first)."""
@@ -201,12 +200,10 @@ def mcp_server(
     settings = _settings()
     token = settings.api.token.get_secret_value() if settings.api.token else None
     server = build_mcp(api, token)
-    if transport == "stdio":
+    if transport is Transport.STDIO:
         server.run("stdio")
-    elif transport == "streamable-http":
-        server.run("streamable-http", host="127.0.0.1", port=port)
     else:
-        _fail(InvalidRequestError("--transport", "must be stdio or streamable-http"))
+        server.run("streamable-http", host="127.0.0.1", port=port)
 
 
 def _stop_on(*signals: signal.Signals) -> None:
@@ -263,8 +260,8 @@ def index(
         list[str] | None, typer.Option(help="A host on a private address that may be fetched (repeatable).")
     ] = None,
     web: Annotated[
-        str, typer.Option(help="internet, or offline to fetch URLs from the offline test web.")
-    ] = "internet",
+        Web, typer.Option(help="internet, or offline to fetch URLs from the offline test web.")
+    ] = Web.INTERNET,
 ) -> None:
     """Build the local search index (BM25) that `--search local` uses."""
     settings = _settings()
@@ -292,18 +289,18 @@ def index(
 def search(
     query: Annotated[str, typer.Argument(help="What to search for.")],
     backend: Annotated[
-        str | None, typer.Option(help="ddgs, searxng or local (default: from settings).")
+        Search | None, typer.Option(help="ddgs, searxng or local (default: from settings).")
     ] = None,
     web: Annotated[
-        str, typer.Option(help="internet, or offline to search the offline test web.")
-    ] = "internet",
+        Web, typer.Option(help="internet, or offline to search the offline test web.")
+    ] = Web.INTERNET,
     limit: Annotated[int, typer.Option(min=1, max=100)] = 10,
 ) -> None:
     """Run one search through a backend and print the ranked results."""
     settings = _settings()
     with contextlib.ExitStack() as stack:
         network = _network(stack, settings, web)
-        used = settings_for(settings, network, backend)
+        used = settings_for(settings, network, backend and backend.value)
         try:
             results = run_search(used, network, query, limit)
         except FathomError as e:
@@ -324,9 +321,11 @@ def evaluate(  # noqa: PLR0917 (one parameter per command-line option)
     out: Annotated[Path, typer.Option(help="Where results.jsonl, summary.json and report.md go.")] = Path(
         "fathom-eval"
     ),
-    depth: Annotated[str, typer.Option(help="The depth preset of every session.")] = "quick",
-    web: Annotated[str, typer.Option(help="internet, or offline for the offline test web.")] = "internet",
-    method: Annotated[str, typer.Option(help="fathom, single-pass (the baseline), or both.")] = "fathom",
+    depth: Annotated[str, typer.Option(help=f"The depth preset of every session: {DEPTHS}.")] = "quick",
+    web: Annotated[Web, typer.Option(help="internet, or offline for the offline test web.")] = Web.INTERNET,
+    method: Annotated[
+        Method, typer.Option(help="fathom, single-pass (the baseline), or both.")
+    ] = Method.FATHOM,
     concurrency: Annotated[
         int | None, typer.Option(min=1, help="Runs at once (default: FATHOM_API__MAX_SESSIONS).")
     ] = None,
@@ -346,9 +345,7 @@ def evaluate(  # noqa: PLR0917 (one parameter per command-line option)
     from fathom_ray.evaluation.questions import parse_questions  # noqa: PLC0415
     from fathom_ray.evaluation.run import METHODS  # noqa: PLC0415
 
-    methods = list(METHODS) if method == "both" else [method]
-    if any(m not in METHODS for m in methods):
-        _fail(InvalidRequestError("--method", f"must be fathom, single-pass or both, got {method!r}"))
+    methods = list(METHODS) if method is Method.BOTH else [method.value]
     try:
         settings = with_llm(_settings(), llm or ())
         ResearchRequest("depth check", depth)
@@ -391,12 +388,10 @@ def evaluate(  # noqa: PLR0917 (one parameter per command-line option)
     console.print(f"wrote {out / 'results.jsonl'}, {out / 'summary.json'} and {out / 'report.md'}")
 
 
-def _network(stack: contextlib.ExitStack, settings: Settings, web: str) -> NetworkMap:
+def _network(stack: contextlib.ExitStack, settings: Settings, web: Web) -> NetworkMap:
     """The plain internet, or the offline web started for the length of the command."""
-    if web == "internet":
+    if web is Web.INTERNET:
         return NetworkMap()
-    if web != "offline":
-        _fail(InvalidRequestError("--web", f"must be internet or offline, got {web!r}"))
     try:
         test_web = stack.enter_context(TestWeb(settings.data_dir / "cache", port=0))
     except (FileNotFoundError, OSError) as e:
