@@ -91,7 +91,10 @@ def _body(runs: dict[tuple[str, str], Path], readme: Path) -> str:
         "one `fathom eval ... --method both` run: fathom-ray and the single-pass baseline (search the "
         "question, fetch the top pages, one answer) on the same page budget, in the same run, each run "
         "with empty stores. Means over the questions (a metric without a value for a question, e.g. "
-        "citation faithfulness without facts, is left out of its mean; counts in the run's report).",
+        "citation faithfulness without facts, is left out of its mean; counts in the run's report). "
+        "A session samples its batches with a seed drawn from its session id, new in every run, so two "
+        "runs of the same code differ by a few hundredths of evidence recall; the baseline does not "
+        "sample.",
         "",
     ]
     rows = []
