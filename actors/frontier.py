@@ -37,7 +37,7 @@ class FrontierService:
         """The session's pool, loaded from the store when it was saved before."""
         if session_id not in self._pools:
             saved = self._graph().load_frontier(session_id)
-            self._pools[session_id] = SessionFrontier.from_json(saved) if saved else SessionFrontier(url_pool)
+            self._pools[session_id] = saved or SessionFrontier(url_pool)
         return self._pools[session_id].counts()
 
     def _pool(self, session_id: str) -> SessionFrontier:
@@ -45,7 +45,7 @@ class FrontierService:
             saved = self._graph().load_frontier(session_id)
             if saved is None:
                 raise KeyError(f"no frontier for session {session_id}; open it first")
-            self._pools[session_id] = SessionFrontier.from_json(saved)
+            self._pools[session_id] = saved
         return self._pools[session_id]
 
     def add(self, session_id: str, candidates: Sequence[Candidate]) -> int:
@@ -73,7 +73,7 @@ class FrontierService:
         self._politeness.set_crawl_delay(urlsplit(url).hostname or "", delay_s)
 
     def checkpoint(self, session_id: str) -> None:
-        self._graph().save_frontier(session_id, self._pool(session_id).to_json())
+        self._graph().save_frontier(session_id, self._pool(session_id))
 
     def close(self, session_id: str) -> None:
         self.checkpoint(session_id)

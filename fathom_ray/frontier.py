@@ -16,8 +16,7 @@ from __future__ import annotations
 import enum
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -103,31 +102,6 @@ class SessionFrontier:
         for entry in self.entries.values():
             counts[entry.state] += 1
         return counts
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "url_pool": self.url_pool,
-            "entries": [
-                {
-                    **asdict(e.candidate),
-                    "origin": e.candidate.origin.value,
-                    "state": e.state,
-                    "reason": e.reason,
-                }
-                for e in self.entries.values()
-            ],
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> SessionFrontier:
-        frontier = cls(int(data["url_pool"]))
-        for raw in data["entries"]:
-            item = dict(raw)
-            state, reason = item.pop("state"), item.pop("reason")
-            item["origin"] = CandidateOrigin(item["origin"])
-            candidate = Candidate(**item)
-            frontier.entries[candidate.url] = Entry(candidate, EntryState(state), reason)
-        return frontier
 
 
 def rrf_vote(rank: int) -> float:

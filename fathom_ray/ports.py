@@ -7,8 +7,9 @@ each; tests use fakes from ``tests/``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Protocol
+from typing import Protocol
 
+from fathom_ray.frontier import SessionFrontier
 from fathom_ray.llm import answers
 from fathom_ray.llm.judge import Judged, JudgeInfo
 from fathom_ray.models import (
@@ -71,9 +72,9 @@ class GraphStore(Protocol):
 
     def events(self, session_id: str, after_seq: int = 0) -> list[Event]: ...
 
-    def save_frontier(self, session_id: str, state: dict[str, Any]) -> None: ...
+    def save_frontier(self, session_id: str, frontier: SessionFrontier) -> None: ...
 
-    def load_frontier(self, session_id: str) -> dict[str, Any] | None: ...
+    def load_frontier(self, session_id: str) -> SessionFrontier | None: ...
 
     def record_facts(
         self, session_id: str, questions: Sequence[ChecklistItem], facts: Sequence[Fact]

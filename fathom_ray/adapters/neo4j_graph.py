@@ -15,8 +15,16 @@ from typing import Any
 from neo4j import Driver, GraphDatabase
 from neo4j.exceptions import Neo4jError, ServiceUnavailable
 
-from fathom_ray.adapters.state_codec import fact_from_json, fact_to_json, state_from_json, state_to_json
+from fathom_ray.adapters.state_codec import (
+    fact_from_json,
+    fact_to_json,
+    frontier_from_json,
+    frontier_to_json,
+    state_from_json,
+    state_to_json,
+)
 from fathom_ray.errors import StoreError
+from fathom_ray.frontier import SessionFrontier
 from fathom_ray.models import ChecklistItem, Event, EventType, Fact
 from fathom_ray.session_state import SessionState
 from fathom_ray.settings import Neo4jSettings
@@ -88,16 +96,16 @@ class Neo4jGraphStore:
         )
         return [Event(session_id, int(r["seq"]), EventType(r["type"]), json.loads(r["data"])) for r in rows]
 
-    def save_frontier(self, session_id: str, state: dict[str, Any]) -> None:
+    def save_frontier(self, session_id: str, frontier: SessionFrontier) -> None:
         self._run(
             "MERGE (f:Frontier {session_id: $sid}) SET f.state = $state",
             sid=session_id,
-            state=json.dumps(state),
+            state=json.dumps(frontier_to_json(frontier)),
         )
 
-    def load_frontier(self, session_id: str) -> dict[str, Any] | None:
+    def load_frontier(self, session_id: str) -> SessionFrontier | None:
         rows = self._run("MATCH (f:Frontier {session_id: $sid}) RETURN f.state AS state", sid=session_id)
-        return json.loads(rows[0]["state"]) if rows else None
+        return frontier_from_json(json.loads(rows[0]["state"])) if rows else None
 
     def record_facts(
         self, session_id: str, questions: Sequence[ChecklistItem], facts: Sequence[Fact]

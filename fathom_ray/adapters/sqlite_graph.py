@@ -10,8 +10,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from fathom_ray.adapters.state_codec import fact_from_json, fact_to_json, state_from_json, state_to_json
+from fathom_ray.adapters.state_codec import (
+    fact_from_json,
+    fact_to_json,
+    frontier_from_json,
+    frontier_to_json,
+    state_from_json,
+    state_to_json,
+)
 from fathom_ray.errors import StoreError
+from fathom_ray.frontier import SessionFrontier
 from fathom_ray.models import ChecklistItem, Event, EventType, Fact
 from fathom_ray.session_state import SessionState
 
@@ -111,20 +119,20 @@ class SqliteGraphStore:
         )
         return [Event(session_id, int(seq), EventType(kind), json.loads(data)) for seq, kind, data in rows]
 
-    def save_frontier(self, session_id: str, state: dict[str, Any]) -> None:
+    def save_frontier(self, session_id: str, frontier: SessionFrontier) -> None:
         self._write(
             [
                 (
                     "INSERT INTO frontier VALUES (?, ?) "
                     "ON CONFLICT(session_id) DO UPDATE SET state=excluded.state",
-                    (session_id, json.dumps(state)),
+                    (session_id, json.dumps(frontier_to_json(frontier))),
                 )
             ]
         )
 
-    def load_frontier(self, session_id: str) -> dict[str, Any] | None:
+    def load_frontier(self, session_id: str) -> SessionFrontier | None:
         rows = self._read("SELECT state FROM frontier WHERE session_id = ?", (session_id,))
-        return json.loads(rows[0][0]) if rows else None
+        return frontier_from_json(json.loads(rows[0][0])) if rows else None
 
     def record_facts(
         self, session_id: str, questions: Sequence[ChecklistItem], facts: Sequence[Fact]

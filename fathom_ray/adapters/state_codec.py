@@ -1,4 +1,4 @@
-"""A session's state and its facts as JSON, for the stores that keep them (and only for them).
+"""A session's state, its facts and its frontier pool as JSON, for the stores that keep them (only them).
 
 Values travel between actors as themselves; this is the one place they become JSON and back.
 """
@@ -8,8 +8,9 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
+from fathom_ray.frontier import Entry, EntryState, SessionFrontier
 from fathom_ray.ledger import FactLedger
-from fathom_ray.models import ChecklistItem, Fact, ResearchRequest, Usage
+from fathom_ray.models import Candidate, CandidateOrigin, ChecklistItem, Fact, ResearchRequest, Usage
 from fathom_ray.session_state import PageRecord, SessionState, SessionStatus
 
 
@@ -83,3 +84,29 @@ def fact_from_json(raw: dict[str, Any]) -> Fact:
         confirms=tuple(raw["confirms"]),
         contradicts=tuple(raw["contradicts"]),
     )
+
+
+def frontier_to_json(frontier: SessionFrontier) -> dict[str, Any]:
+    return {
+        "url_pool": frontier.url_pool,
+        "entries": [
+            {
+                **asdict(e.candidate),
+                "origin": e.candidate.origin.value,
+                "state": e.state.value,
+                "reason": e.reason,
+            }
+            for e in frontier.entries.values()
+        ],
+    }
+
+
+def frontier_from_json(data: dict[str, Any]) -> SessionFrontier:
+    frontier = SessionFrontier(int(data["url_pool"]))
+    for raw in data["entries"]:
+        item = dict(raw)
+        state, reason = item.pop("state"), item.pop("reason")
+        item["origin"] = CandidateOrigin(item["origin"])
+        candidate = Candidate(**item)
+        frontier.entries[candidate.url] = Entry(candidate, EntryState(state), reason)
+    return frontier

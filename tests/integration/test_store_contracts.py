@@ -13,8 +13,18 @@ import pytest
 from fathom_ray.adapters.neo4j_graph import Neo4jGraphStore
 from fathom_ray.adapters.qdrant_memory import QdrantSourceMemory
 from fathom_ray.adapters.sqlite_graph import SqliteGraphStore
+from fathom_ray.frontier import EntryState, SessionFrontier
 from fathom_ray.ledger import FactLedger
-from fathom_ray.models import ChecklistItem, Event, EventType, Fact, ResearchRequest, Usage
+from fathom_ray.models import (
+    Candidate,
+    CandidateOrigin,
+    ChecklistItem,
+    Event,
+    EventType,
+    Fact,
+    ResearchRequest,
+    Usage,
+)
 from fathom_ray.ports import GraphStore
 from fathom_ray.session_state import COMPLETE, SessionState
 from fathom_ray.settings import Neo4jSettings, QdrantSettings, load_settings
@@ -76,8 +86,11 @@ def test_events_append_once_in_order(store: GraphStore) -> None:
 
 def test_frontier_and_fact_graph(store: GraphStore) -> None:
     sid = f"c-{uuid.uuid4().hex[:8]}"
-    store.save_frontier(sid, {"url_pool": 50, "entries": []})
-    assert store.load_frontier(sid) == {"url_pool": 50, "entries": []}
+    frontier = SessionFrontier(50)
+    frontier.add([Candidate("http://www.sqlite.test/wal.html", CandidateOrigin.SEARCH, "WAL", "s", "q", 2)])
+    frontier.mark("http://www.sqlite.test/wal.html", EntryState.FAILED, "timeout")
+    store.save_frontier(sid, frontier)
+    assert store.load_frontier(sid) == frontier
     url = f"http://www.sqlite.test/{sid}.html"
     fact = Fact("F1", "WAL came in 3.7.0", "3.7.0 added WAL", url, ("Q1",), 0.9, "sqlite", (), ())
     store.record_facts(sid, [ChecklistItem("Q1", "When did WAL come?", True)], [fact])
