@@ -5,13 +5,17 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 import httpx
 
 
-def read_stream(response: httpx.Response, limit: int = 100) -> list[tuple[str, int, dict[str, Any], float]]:
-    """(event type, id, data, arrival time) for every message until the stream ends."""
+def read_stream(
+    response: httpx.Response, limit: int = 100, on_first: Callable[[], None] | None = None
+) -> list[tuple[str, int, dict[str, Any], float]]:
+    """(event type, id, data, arrival time) for every message until the stream ends; ``on_first`` is
+    called as soon as the first message has arrived (to look at the session while it streams)."""
     events = []
     fields: dict[str, str] = {}
     for line in response.iter_lines():
@@ -23,6 +27,8 @@ def read_stream(response: httpx.Response, limit: int = 100) -> list[tuple[str, i
                     (fields["event"], int(fields["id"]), json.loads(fields["data"]), time.monotonic())
                 )
                 fields = {}
+                if len(events) == 1 and on_first is not None:
+                    on_first()
                 if len(events) >= limit:
                     break
             continue

@@ -71,18 +71,18 @@ def cancel_all(client: httpx.Client) -> None:
 
 
 def test_a_session_streams_through_serve(api_url: str) -> None:
+    seen: list[str] = []
     with httpx.Client(base_url=api_url, timeout=120) as client:
-        sent = time.monotonic()
         with client.stream("POST", "/research", json=GOAL, headers={"Accept": "text/event-stream"}) as stream:
             assert stream.status_code == 200
-            events = read_stream(stream)
+            session_id = stream.headers["x-session-id"]
+            look = lambda: seen.append(client.get(f"/research/{session_id}").json()["status"])  # noqa: E731
+            events = read_stream(stream, on_first=look)
         kinds = [e[0] for e in events]
         assert kinds[0] == "searching"  # the goal is searched while the judge decomposes it
         assert "decompose" in kinds
         assert kinds[-1] == "complete"
-        # A new Session actor (a process) starts per session: 2-2.5 s here on 2 busy cores; the goal is 2 s.
-        assert events[0][3] - sent < 5.0
-        assert events[-1][3] - events[0][3] > 0.5
+        assert seen == ["running"]  # events stream while the session runs, not flushed at its end
         listed = client.get("/research").json()
         session_id = listed[0]["id"]
         result = client.get(f"/research/{session_id}").json()
