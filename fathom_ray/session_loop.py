@@ -178,9 +178,9 @@ class ResearchSession:
     async def _set_up(self) -> bool:
         # The goal is searched while the judge decomposes it: the first event comes at once.
         goal_search = asyncio.ensure_future(self._search([self._goal]))
-        info = await self._s.judge.start()  # started already: it says which judge it is
-        self.state.judge = info.label if isinstance(info, JudgeInfo) else "unknown"
         try:
+            info = await self._s.judge.start()  # started already: it says which judge it is
+            self.state.judge = info.label if isinstance(info, JudgeInfo) else "unknown"
             judged = self._account(await self._s.judge.decompose(self._goal, self._preset.checklist_size))
         except BaseException:
             goal_search.cancel()  # cancelled: do not wait for the search
@@ -249,7 +249,7 @@ class ResearchSession:
     async def _round(self) -> bool:
         batch_size = self._preset.batch_size
         pending = await self._s.frontier.pending(self.state.session_id)
-        if len(pending) < 3 * batch_size:
+        if len(pending) < 3 * batch_size and not self._leads:  # leads: the last round just discovered
             await self._discover()
         if self.state.round >= 2 and self._rng(1).random() < self._settings.divergence:
             await self._suggest_from_memory(limit=batch_size)
