@@ -45,12 +45,11 @@ def cluster_has_gpu() -> bool:
 
 
 def wants_gpu(settings: Settings) -> bool:
-    """Where the Judge and Embedder go: FATHOM_LLM__DEVICE, or a GPU if the cluster has one now
-    and the judge is a vLLM engine."""
+    """Where the Judge and Embedder go (``settings`` resolved by ``resolve_judge``): FATHOM_LLM__DEVICE,
+    or a GPU if the judge is a vLLM engine and the cluster has a GPU now."""
     if settings.llm.device != "auto":
         return settings.llm.device == "cuda"
-    has_gpu = cluster_has_gpu()
-    return has_gpu and settings.llm.resolved_backend(has_gpu) == "vllm"
+    return settings.llm.backend == "vllm" and cluster_has_gpu()
 
 
 def resolve_judge(settings: Settings) -> Settings:

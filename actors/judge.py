@@ -61,9 +61,6 @@ class JudgeService:
             self._judge = judge
         return self._info
 
-    def info(self) -> JudgeInfo:
-        return self._info
-
     async def stop(self) -> None:
         if self._judge is not None:
             await self._judge.close()

@@ -19,7 +19,14 @@ from typing import TypeVar
 from fathom_ray.evaluation.scoring import answer_match
 from fathom_ray.evidence import compose as composing
 from fathom_ray.evidence.decompose import decompose
-from fathom_ray.evidence.passages import Embed, Question, Score, SentenceIndex, score_sentences
+from fathom_ray.evidence.passages import (
+    Embed,
+    Question,
+    Score,
+    SentenceIndex,
+    open_questions,
+    score_sentences,
+)
 from fathom_ray.evidence.queries import discover
 from fathom_ray.evidence.sentences import Sentence, split_sentences
 from fathom_ray.llm import answers
@@ -81,7 +88,7 @@ class EvidenceJudge:
     async def analyse(
         self, goal: str, checklist: Sequence[ChecklistItem], page: ExtractedPage
     ) -> answers.PageAnalysis:
-        questions = _open_questions(goal, checklist)
+        questions = open_questions(checklist) or [Question.of("Q1", goal)]
         # Sentences and BM25 statistics off the event loop: a huge page must not stall other sessions.
         index = await asyncio.to_thread(_index_of, page)
         scores = await score_sentences(index, questions, self._embed, MAX_EMBEDDED)
@@ -178,13 +185,6 @@ class EvidenceJudge:
 
 def _index_of(page: ExtractedPage) -> SentenceIndex:
     return SentenceIndex(split_sentences(page.text), page.title)
-
-
-def _open_questions(goal: str, checklist: Sequence[ChecklistItem]) -> list[Question]:
-    open_items = [i for i in checklist if not i.satisfied] or list(checklist)
-    if not open_items:
-        return [Question.of("Q1", goal)]
-    return [Question.of(i.id, i.question) for i in open_items]
 
 
 def _topic(title: str, heading: str) -> str:

@@ -33,6 +33,7 @@ import numpy as np
 from fathom_ray.evidence.answer_types import TYPE_WORDS, AnswerType, expected_type, type_match
 from fathom_ray.evidence.sentences import Sentence
 from fathom_ray.evidence.terms import query_terms, terms
+from fathom_ray.models import ChecklistItem
 
 K1, B = 1.2, 0.75
 COSINE_FLOOR, COSINE_SPAN = 0.1, 0.8
@@ -62,6 +63,12 @@ class Question:
         kind = expected_type(text)
         words = tuple(t for t in query_terms(text) if t not in TYPE_WORDS) or tuple(query_terms(text))
         return cls(item_id, text, kind, words)
+
+
+def open_questions(checklist: Sequence[ChecklistItem]) -> list[Question]:
+    """The checklist's open items as questions; all of them once every one is settled."""
+    items = [i for i in checklist if not i.satisfied] or list(checklist)
+    return [Question.of(i.id, i.question) for i in items]
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from fathom_ray.evidence.passages import Question, SentenceIndex, lexical_best
+from fathom_ray.evidence.passages import SentenceIndex, lexical_best, open_questions
 from fathom_ray.evidence.sentences import split_sentences
 from fathom_ray.models import ChecklistItem
 
@@ -24,10 +24,7 @@ def select_passages(text: str, title: str, questions: Sequence[ChecklistItem], b
     if len(text) <= budget:
         return text
     index = SentenceIndex(split_sentences(text), title)
-    asked = [Question.of(q.id, q.question) for q in questions if not q.satisfied] or [
-        Question.of(q.id, q.question) for q in questions
-    ]
-    best = lexical_best(index, asked)
+    best = lexical_best(index, open_questions(questions))
     if not best:
         return text[:budget]
     chosen: set[int] = set()
