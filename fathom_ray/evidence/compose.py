@@ -6,10 +6,9 @@ number). A question whose answer has no such surface form (a name, a definition,
 is never settled by the evidence judge: a sentence that matches its words cannot show that it
 answers it ("which commands of that other engine" is matched as well by this engine's page),
 so the session keeps its budget for it. Settling stops the session, so the bar is above the
-one for keeping a fact. A multi-part
-goal (the first item, when others follow) is settled when every other item is. The
-findings are each item's best facts, near-duplicates merged into one finding that
-cites them all.
+one for keeping a fact. A multi-part goal (the first item, when others follow) is settled when
+every other item is. The findings are each item's best facts, near-duplicates merged into one
+finding that cites them all.
 """
 
 from __future__ import annotations
