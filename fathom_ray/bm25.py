@@ -11,7 +11,7 @@ import json
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -109,13 +109,18 @@ class Bm25Index:
 
     def search(self, query: str, limit: int = 10) -> list[Hit]:
         """The best ``limit`` documents for ``query``, best first; ties keep index order."""
+        terms = set(tokenize(query))
+        best = sorted(self.scores(terms).items(), key=lambda item: (-item[1], item[0]))[:limit]
+        return [self._hit(doc_id, score, terms) for doc_id, score in best]
+
+    def scores(self, terms: Iterable[str]) -> dict[int, float]:
+        """The BM25 score of every document holding one of ``terms`` (tokens), by document index."""
         if not self.documents:
-            return []
+            return {}
         average = sum(self.lengths) / len(self.lengths) or 1.0
         total = len(self.documents)
         scores: dict[int, float] = {}
-        terms = set(tokenize(query))
-        for term in terms:
+        for term in set(terms):
             posting = self.postings.get(term)
             if not posting:
                 continue
@@ -123,8 +128,7 @@ class Bm25Index:
             for doc_id, count in posting.items():
                 norm = self.k1 * (1 - self.b + self.b * self.lengths[doc_id] / average)
                 scores[doc_id] = scores.get(doc_id, 0.0) + idf * count * (self.k1 + 1) / (count + norm)
-        best = sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
-        return [self._hit(doc_id, score, terms) for doc_id, score in best]
+        return scores
 
     def _hit(self, doc_id: int, score: float, terms: set[str]) -> Hit:
         document = self.documents[doc_id]
@@ -169,3 +173,18 @@ def snippet(text: str, terms: set[str], width: int = 240) -> str:
     prefix = "… " if start > 0 else ""
     suffix = " …" if start + width < len(text) else ""
     return f"{prefix}{window}{suffix}"
+
+
+def match_scores(texts: Sequence[str], queries: Sequence[str]) -> list[list[float]]:
+    """Per query, how well each text matches it in [0, 1]: BM25 over ``texts`` as a collection,
+    divided by the query's best score (0 everywhere for a query no text matches)."""
+    index = Bm25Index().extend(IndexedDocument(str(n), "", text) for n, text in enumerate(texts))
+    result: list[list[float]] = []
+    for query in queries:
+        scores = index.scores(tokenize(query))
+        top = max(scores.values(), default=0.0)
+        row = [0.0] * len(texts)
+        for doc_id, score in scores.items() if top > 0 else ():
+            row[doc_id] = score / top
+        result.append(row)
+    return result

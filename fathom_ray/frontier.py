@@ -113,13 +113,15 @@ def rank_and_sample(
     pending: list[Candidate],
     *,
     similarity: Mapping[str, float],
+    relevance: Mapping[str, float] | None = None,
     domain_quality: Mapping[str, float],
     n: int,
     temperature: float,
     rng: np.random.Generator,
     first: Sequence[str] = (),
 ) -> list[Candidate]:
-    """RRF of (similarity, domain productivity, source support), then a softmax sample of ``n`` candidates.
+    """RRF of (similarity, lexical relevance, domain productivity, source support), then a softmax
+    sample of ``n`` candidates.
 
     Source support is RRF over the lists that proposed a candidate: a page that the goal's search
     and two checklist questions' searches all return outranks one that a single list proposed at
@@ -138,6 +140,7 @@ def rank_and_sample(
     fused = rrf_fuse_scores(
         [
             {u: similarity.get(u, 0.0) for u in urls},
+            *([{u: relevance.get(u, 0.0) for u in urls}] if relevance is not None else []),
             {u: domain_quality.get(domain_of(u), 0.5) for u in urls},
             support,
         ]

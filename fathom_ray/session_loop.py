@@ -21,6 +21,7 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 
 from fathom_ray import report
+from fathom_ray.bm25 import match_scores
 from fathom_ray.errors import SearchError, SessionError
 from fathom_ray.frontier import FAILED, FETCHED, rank_and_sample
 from fathom_ray.llm import answers
@@ -115,11 +116,12 @@ class ResearchSession:
         self._results_per_query = results_per_query
         self._started = time.monotonic() - state.elapsed_s
         self._cancelled = False
-        self._topic_vectors: list[list[float]] = []
+        self._text_vectors: dict[str, list[float]] = {}
         self._search_error: SearchError | None = None
         self._delays_known: set[str] = set()
         self._work: asyncio.Future[Any] | None = None
         self._leads: list[str] = []  # the queries of the latest discovery, whose first results lead
+        self._discovered: list[str] = []  # the queries of the latest discovery, for the next ranks too
         digest = hashlib.sha1(state.session_id.encode(), usedforsecurity=False).hexdigest()
         self._seed = settings.seed if settings.seed is not None else int(digest[:8], 16)
 
@@ -240,10 +242,14 @@ class ResearchSession:
             )
 
     async def _topics(self) -> list[list[float]]:
-        if not self._topic_vectors:
-            texts = [self._goal, *(i.question for i in self.state.checklist)]
-            self._topic_vectors = await self._s.embedder.embed(texts)
-        return self._topic_vectors
+        return await self._vectors([self._goal, *(i.question for i in self.state.checklist)])
+
+    async def _vectors(self, texts: Sequence[str]) -> list[list[float]]:
+        """Embeddings of questions and queries, each embedded once per session."""
+        missing = [t for t in dict.fromkeys(texts) if t not in self._text_vectors]
+        if missing:
+            self._text_vectors.update(zip(missing, await self._s.embedder.embed(missing), strict=True))
+        return [self._text_vectors[t] for t in texts]
 
     # -- one round ----------------------------------------------------------------------------------
     async def _round(self) -> bool:
@@ -288,15 +294,17 @@ class ResearchSession:
             searched = [q for q in dict.fromkeys(judged.answer.queries) if q not in self.state.queries_done]
             await self._search(searched)
             self._leads = searched
+            self._discovered = searched
 
     async def _rank(self, pending: list[Candidate], n: int) -> list[Candidate]:
-        topics = np.array(await self._topics())
+        foci = self._foci()
+        urls = [c.url for c in pending]
         texts = [f"{c.title} {c.url} {c.snippet}".strip() for c in pending]
-        vectors = np.array(await self._s.embedder.embed(texts))
-        similarity = dict(
-            zip((c.url for c in pending), (vectors @ topics.T).max(axis=1).tolist(), strict=True)
-        )
-        qualities = await self._s.memory.domain_qualities(sorted({domain_of(c.url) for c in pending}))
+        cosine = np.array(await self._s.embedder.embed(texts)) @ np.array(await self._vectors(foci)).T
+        similarity = dict(zip(urls, cosine.max(axis=1).tolist(), strict=True))
+        lexical = match_scores(texts, foci)
+        relevance = {u: max(row[i] for row in lexical) for i, u in enumerate(urls)}
+        qualities = await self._s.memory.domain_qualities(sorted({domain_of(u) for u in urls}))
         # The newest discovery queries say what the open questions need now (the multi-hop step):
         # the first result of each is taken before the ranking fills the rest of the batch.
         leads = [c.url for c in pending if c.rank == 1 and c.query in self._leads]
@@ -304,6 +312,7 @@ class ResearchSession:
         batch = rank_and_sample(
             pending,
             similarity=similarity,
+            relevance=relevance,
             domain_quality=qualities,
             n=n,
             temperature=self._temperature(),
@@ -317,9 +326,22 @@ class ResearchSession:
                 "urls": [c.url for c in batch],
                 "scores": [round(similarity[c.url], 4) for c in batch],
                 "leads": [u for u in leads if u in {c.url for c in batch}],
+                "foci": list[JsonValue](foci),
             },
         )
         return batch
+
+    def _foci(self) -> list[str]:
+        """What the session still needs, which candidates are ranked by their similarity to: the open
+        parts of the goal, the queries of its latest discovery (the names its facts hold), then the
+        goal itself while open. A settled question no longer pulls pages its way."""
+        checklist = self.state.checklist
+        goal, parts = (checklist[0], checklist[1:]) if len(checklist) > 1 else (None, checklist)
+        foci = [i.question for i in parts if not i.satisfied]
+        foci += self._discovered
+        if goal is not None and not goal.satisfied:
+            foci.append(goal.question)
+        return list(dict.fromkeys(foci)) or [self._goal]
 
     def _temperature(self) -> float:
         """The sampling temperature scaled to the page budget: a budget of a few pages cannot afford to

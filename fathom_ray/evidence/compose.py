@@ -39,13 +39,13 @@ def answers_item(fact: Fact, item: ChecklistItem, threshold: float) -> bool:
 
 
 def settled(checklist: Sequence[ChecklistItem], facts: Sequence[Fact], threshold: float) -> list[str]:
-    """Ids of the items a kept fact answers; the goal item once all the others are."""
-    done = [i.id for i in checklist if any(answers_item(f, i, threshold) for f in facts)]
-    if len(checklist) > 1:
-        goal, parts = checklist[0], checklist[1:]
-        if all(p.id in done for p in parts) and goal.id not in done:
-            done.append(goal.id)
-    return done
+    """Ids of the items a kept fact answers; the goal item (when others follow) once all the others
+    are, and not before: a fact answering one part of a multi-part goal does not answer the goal."""
+    if len(checklist) <= 1:
+        return [i.id for i in checklist if any(answers_item(f, i, threshold) for f in facts)]
+    goal, parts = checklist[0], checklist[1:]
+    done = [i.id for i in parts if any(answers_item(f, i, threshold) for f in facts)]
+    return [goal.id, *done] if len(done) == len(parts) else done
 
 
 def findings(checklist: Sequence[ChecklistItem], facts: Sequence[Fact]) -> list[Finding]:

@@ -19,10 +19,10 @@ from fathom_ray.models import ChecklistItem, Fact
 _IDENTIFIERS = (
     re.compile(r"\b(?:PEP|RFC|bpo|gh|SQL)[ -]?\d+\b"),
     re.compile(r"(?<![\w.])\d+\.\d+(?:\.\d+)?(?![\w.]*\d)"),
-    re.compile(r"\b[a-z_][a-z0-9_]*(?:\.[a-z_][a-z0-9_]*)+(?:\(\))?"),
+    re.compile(r"\b[a-z_][a-z0-9_]+(?:\.[a-z_][a-z0-9_]+)+(?:\(\))?"),
     re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\(\)"),
     re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z\u00c0-\u017f]+(?:\s+[A-Z][a-z\u00c0-\u017f]+)+"),
-    re.compile(r"\b[A-Z][A-Za-z0-9]*[A-Z][A-Za-z0-9]*\b"),
+    re.compile(r"\b[A-Z](?=[A-Za-z0-9]*[a-z])[A-Za-z0-9]*[A-Z][A-Za-z0-9]*\b"),
 )
 MAX_ITEM_KEYWORDS = 6
 FEEDBACK_TERMS = 2
@@ -33,7 +33,10 @@ _ASKS_OF_A_VERSION = re.compile(r"\b(version|release)s?\b", re.I)
 
 
 def identifiers(text: str) -> list[str]:
-    """PEP numbers, version strings, dotted and called names, capitalised names, in order of appearance."""
+    """PEP numbers, version strings, dotted and called names, capitalised and mixed-case names
+    ("PostgreSQL"), in order of appearance. A word all in capitals ("UPSERT", "FALSE") is a keyword
+    of the page's subject more often than a name, and a dotted name of one-letter parts ("t1.a")
+    an example's column; neither is a lead."""
     found: list[tuple[int, int, str]] = []
     for pattern in _IDENTIFIERS:
         found += [(m.start(), -len(m.group(0)), m.group(0)) for m in pattern.finditer(text)]
@@ -88,7 +91,9 @@ def _multi_hop(items: Sequence[str], facts: Sequence[Fact], goal: str) -> list[s
             return (-weight[name][0] * factor, -weight[name][1], name)
 
         fresh = [n for n in sorted(weight, key=score) if n.lower() not in asked][:HOPS_PER_ITEM]
-        per_item.append([" ".join([n, *keywords(question)[: MAX_ITEM_KEYWORDS - 1]]) for n in fresh])
+        # the name stands in for the context decomposition added: "PostgreSQL" answers "that other
+        # database", so the query is the name and the question's own words
+        per_item.append([" ".join([n, *keywords(own)[: MAX_ITEM_KEYWORDS - 1]]) for n in fresh])
     queries: list[str] = []
     for rank in range(HOPS_PER_ITEM):  # every question's first hop before any question's second
         queries += [mine[rank] for mine in per_item if rank < len(mine)]

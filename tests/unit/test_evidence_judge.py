@@ -176,19 +176,27 @@ def test_multi_hop_queries_join_what_facts_name_to_the_open_question() -> None:
         "3.8.1",
         "Emily Morehouse",
     ]
+    # SQL keywords in capitals and an example's one-letter column are no leads; mixed case is a name
+    assert identifiers("UPSERT on t1.a is FALSE in MySQL and PostgreSQL.") == ["MySQL", "PostgreSQL"]
 
 
 def test_completeness_wants_the_expected_type_and_compose_cites_every_finding() -> None:
-    checklist = items("Which version added it?", "Who wrote it?")
+    checklist = items("Which version added it, and who wrote it?", "Which version added it?", "Who wrote it?")
     facts = [
-        Fact("F1", "New in version 3.8.", "New in version 3.8.", "http://a.test/", ("Q1",), 0.8),
-        Fact("F2", "The walrus operator.", "The walrus operator.", "http://a.test/", ("Q2",), 0.8),
-        Fact("F3", "New in version 3.8.", "New in version 3.8.", "http://b.test/", ("Q1",), 0.7),
+        Fact("F1", "New in version 3.8.", "New in version 3.8.", "http://a.test/", ("Q1", "Q2"), 0.8),
+        Fact("F2", "The walrus operator.", "The walrus operator.", "http://a.test/", ("Q3",), 0.8),
+        Fact("F3", "New in version 3.8.", "New in version 3.8.", "http://b.test/", ("Q2",), 0.7),
     ]
     j = judge()
     satisfied = asyncio.run(j.judge_completeness("goal", checklist, facts)).answer
     assert satisfied is not None
-    assert satisfied.satisfied == ["Q1"]  # F2 names nobody
+    # F2 names nobody; the goal wants a version too, but one part answered does not answer the goal
+    assert satisfied.satisfied == ["Q2"]
+    by = "Written by Chris Angelico."
+    named = Fact("F4", by, by, "http://c.test/", ("Q3",), 0.8)
+    both = asyncio.run(j.judge_completeness("goal", checklist, [*facts, named])).answer
+    assert both is not None
+    assert sorted(both.satisfied) == ["Q1", "Q2", "Q3"]  # every part answered: the goal is too
     report = asyncio.run(j.compose("goal", checklist, facts)).answer
     assert report is not None
     cited = [f.fact_ids for f in report.findings]
