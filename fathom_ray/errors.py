@@ -16,6 +16,7 @@ unit of work: a request, a session, a command. Every one of ours derives from
     ├── JudgeError               the LLM backend is unusable (backend, reason)
     │   └── JudgeTimeoutError    the backend did not answer in time
     ├── StoreError               a vector or graph store failed (store, reason)
+    ├── DocumentError            a file that cannot be read as a document (path, reason)
     └── SessionError             a research session cannot go on (session_id, reason)
         └── SessionNotFoundError no session has that id
 """
@@ -99,6 +100,15 @@ class StoreError(FathomError):
     def __init__(self, store: str, reason: str) -> None:
         super().__init__(f"store {store}: {reason}")
         self.store = store
+        self.reason = reason
+
+
+class DocumentError(FathomError):
+    """A file that cannot become a document: unreadable, empty, too large, unsupported, no text."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
         self.reason = reason
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from fathom_ray.documents.models import Chunk, Document, DocumentHit
 from fathom_ray.frontier import SessionFrontier
 from fathom_ray.llm import answers
 from fathom_ray.llm.judge import Judged, JudgeInfo
@@ -135,3 +136,18 @@ class JudgePort(Protocol):
     async def grade(
         self, question: str, gold: str, aliases: Sequence[str], answer_text: str
     ) -> Judged[answers.Verdict]: ...
+
+
+class DocumentStore(Protocol):
+    """The user's documents: records and their chunks, with dense and sparse vectors (sync calls;
+    an actor or a thread runs them)."""
+
+    def document(self, document_id: str) -> Document | None: ...
+    def documents(self) -> list[Document]: ...
+    def put(
+        self, document: Document, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
+    ) -> None: ...
+    def remove(self, document_id: str) -> bool: ...
+    def search(
+        self, query: str, vector: Sequence[float], limit: int, mode: str = "hybrid"
+    ) -> list[DocumentHit]: ...

@@ -120,7 +120,11 @@ class LLMSettings(Section):
 
 class EmbedderSettings(Section):
     model: str = "all-MiniLM-L6-v2"
-    batch_size: int = Field(64, ge=1)
+    # Texts are sorted by length and padded per batch: small batches pad little (bench_evidence.py).
+    batch_size: int = Field(8, ge=1)
+    # torch's CPU threads per process: one spends the least CPU per text (more lower the latency of
+    # one large batch); None leaves torch's default. No effect on a GPU.
+    threads: int | None = Field(1, ge=1)
 
 
 class QdrantSettings(Section):
@@ -137,6 +141,17 @@ class Neo4jSettings(Section):
 
 class GraphSettings(Section):
     backend: Literal["sqlite", "neo4j"] = "sqlite"
+
+
+class DocsSettings(Section):
+    """The user's own documents: limits, chunking, the collection (in ``data_dir/documents`` or
+    on the Qdrant server of ``FATHOM_QDRANT__URL``)."""
+
+    max_bytes: int = Field(50_000_000, ge=1)
+    chunk_chars: int = Field(900, ge=200)
+    overlap_chars: int = Field(150, ge=0)
+    contextual_header: bool = True  # embed "title / heading" with each chunk
+    collection: str = "fathom_documents"
 
 
 class ApiSettings(Section):
@@ -181,6 +196,7 @@ class Settings(BaseSettings):
     llm: LLMSettings = LLMSettings()
     embedder: EmbedderSettings = EmbedderSettings()
     qdrant: QdrantSettings = QdrantSettings()
+    docs: DocsSettings = DocsSettings()
     neo4j: Neo4jSettings = Neo4jSettings()
     graph: GraphSettings = GraphSettings()
     api: ApiSettings = ApiSettings()

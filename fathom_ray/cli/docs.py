@@ -1,0 +1,131 @@
+"""``fathom docs``: add, list, remove and search the user's own documents.
+
+These commands open the document store in this process (Qdrant under ``FATHOM_DATA_DIR/documents``,
+or the server of ``FATHOM_QDRANT__URL``) and embed with the packaged sentence embedder.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated, NoReturn
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.table import Table
+
+from fathom_ray.adapters.llm_backends import ThreadedEmbedder
+from fathom_ray.adapters.qdrant_documents import MODES, QdrantDocumentStore
+from fathom_ray.documents.ingest import add_paths
+from fathom_ray.documents.models import AddOutcome
+from fathom_ray.errors import FathomError
+from fathom_ray.settings import Settings, load_settings
+
+EMBEDDING_DIMENSION = 384  # all-MiniLM-L6-v2
+docs_app = typer.Typer(help="Your own documents: add, list, remove, search.", no_args_is_help=True)
+console = Console()
+
+
+def open_store(settings: Settings) -> QdrantDocumentStore:
+    store = QdrantDocumentStore(
+        settings.qdrant, settings.data_dir / "documents", EMBEDDING_DIMENSION, settings.docs.collection
+    )
+    store.start()
+    return store
+
+
+def _settings() -> Settings:
+    try:
+        return load_settings()
+    except FathomError as e:
+        _fail(e)
+
+
+def _fail(error: Exception) -> NoReturn:
+    console.print(f"[red]error:[/red] {error}")
+    raise typer.Exit(code=2) from error
+
+
+@docs_app.command("add")
+def add(paths: Annotated[list[Path], typer.Argument(help="Files or folders (.txt .md .html .pdf).")]) -> None:
+    """Add files (folders recursively); an unchanged file is skipped, a changed one replaced."""
+    settings = _settings()
+    try:
+        store = open_store(settings)
+    except FathomError as e:
+        _fail(e)
+    embedder = ThreadedEmbedder(settings.embedder)
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    with Progress(*columns, console=console, transient=True) as bar:
+        task = bar.add_task("adding", total=None)
+
+        def advance(outcome: AddOutcome, number: int, total: int) -> None:
+            bar.update(task, completed=number, total=total, description=Path(outcome.path).name)
+
+        outcomes = asyncio.run(add_paths(paths, store, embedder, settings.docs, advance))
+    store.close()
+    for outcome in outcomes:
+        if outcome.status == "failed":
+            console.print(f"[red]failed[/red]     {outcome.path}: {outcome.error}")
+        elif (doc := outcome.document) is not None:
+            flags = f" [yellow]flagged: {', '.join(doc.flags)}[/yellow]" if doc.flags else ""
+            console.print(f"{outcome.status:<10} {doc.id}  {doc.chunks} chunks  {outcome.path}{flags}")
+    if not outcomes:
+        _fail(FathomError("no supported files under the paths given (.txt .md .html .pdf)"))
+    if all(o.status == "failed" for o in outcomes):
+        raise typer.Exit(code=1)
+
+
+@docs_app.command("ls")
+def list_documents() -> None:
+    """List the documents: id, title, chunks, flags, source."""
+    store = open_store(_settings())
+    documents = store.documents()
+    store.close()
+    if not documents:
+        console.print("no documents (add some with `fathom docs add PATH`)")
+        return
+    table = Table()
+    for column in ("id", "title", "chunks", "flags", "source"):
+        table.add_column(column, overflow="fold")
+    for d in documents:
+        table.add_row(d.id, d.title, str(d.chunks), ", ".join(d.flags), d.source)
+    console.print(table)
+
+
+@docs_app.command("rm")
+def remove(
+    document_ids: Annotated[list[str], typer.Argument(help="Ids as `fathom docs ls` shows them.")],
+) -> None:
+    """Remove documents and every chunk of theirs."""
+    store = open_store(_settings())
+    missing = [i for i in document_ids if not store.remove(i)]
+    store.close()
+    for document_id in document_ids:
+        console.print(f"{'no such document' if document_id in missing else 'removed'} {document_id}")
+    if missing:
+        raise typer.Exit(code=1)
+
+
+@docs_app.command("search")
+def search(
+    query: Annotated[str, typer.Argument(help="What to look for.")],
+    limit: Annotated[int, typer.Option(min=1, max=100)] = 5,
+    mode: Annotated[str, typer.Option(help=f"One of {', '.join(MODES)}.")] = "hybrid",
+) -> None:
+    """Search the documents' chunks: hybrid (dense and BM25 fused by RRF), dense or sparse."""
+    if mode not in MODES:
+        _fail(FathomError(f"--mode must be one of {', '.join(MODES)}, got {mode!r}"))
+    settings = _settings()
+    store = open_store(settings)
+    vector = asyncio.run(ThreadedEmbedder(settings.embedder).embed([query]))[0]
+    hits = store.search(query, vector, limit, mode)
+    empty = not store.documents()
+    store.close()
+    if not hits:
+        console.print("no documents (add some with `fathom docs add PATH`)" if empty else "nothing matches")
+    for n, hit in enumerate(hits, start=1):
+        heading = f" / {hit.chunk.heading}" if hit.chunk.heading else ""
+        console.print(f"[bold]{n}. {hit.title}{heading}[/bold]  {hit.chunk.source}  ({hit.score:.3f})")
+        console.print(f"   {' '.join(hit.chunk.text.split())[:300]}")

@@ -1,0 +1,65 @@
+"""`fathom docs add | ls | search | rm` as a user runs them, on the real store and embedder."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from fathom_ray.cli import app
+
+pytestmark = pytest.mark.integration
+runner = CliRunner()
+
+
+def test_add_list_search_and_remove(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FATHOM_DATA_DIR", str(tmp_path / "data"))
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "wal.md").write_text(
+        "# Journaling\n\n## WAL\n\nThe write-ahead log lets readers run beside one writer."
+    )
+    (folder / "garden.txt").write_text("Tomatoes need full sun and regular watering.")
+    (folder / "empty.html").write_text("")
+    added = runner.invoke(app, ["docs", "add", str(folder)])
+    assert added.exit_code == 0, added.output
+    assert added.output.count("added") == 2
+    flat = " ".join(added.output.split())  # rich wraps long lines
+    assert re.search(r"failed \S*empty\.html: empty file", flat.replace("/ ", "/"))
+
+    again = runner.invoke(app, ["docs", "add", str(folder / "wal.md")])
+    assert "unchanged" in again.output
+
+    listed = runner.invoke(app, ["docs", "ls"])
+    assert listed.exit_code == 0, listed.output
+    assert "Journaling" in listed.output
+    assert "garden" in listed.output
+    wal_id = next(m.group(1) for m in re.finditer(r"│ ([0-9a-f]{12}) +│ Journaling", listed.output))
+
+    found = runner.invoke(app, ["docs", "search", "readers beside a writer", "--limit", "1"])
+    assert found.exit_code == 0, found.output
+    assert "1. Journaling" in found.output
+    assert f"doc://{wal_id}#0" in found.output
+
+    removed = runner.invoke(app, ["docs", "rm", wal_id, "nosuchid"])
+    assert removed.exit_code == 1  # one of them did not exist: said, and the other removed anyway
+    assert f"removed {wal_id}" in removed.output
+    assert "no such document nosuchid" in removed.output
+    assert "Journaling" not in runner.invoke(app, ["docs", "ls"]).output
+
+
+def test_nothing_to_add_and_a_bad_mode_are_clear_errors(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("FATHOM_DATA_DIR", str(tmp_path / "data"))
+    (tmp_path / "only.bin").write_bytes(b"\x00")
+    nothing = runner.invoke(app, ["docs", "add", str(tmp_path / "only.bin")])
+    assert nothing.exit_code == 1
+    assert "unsupported file type .bin" in nothing.output
+    bad = runner.invoke(app, ["docs", "search", "x", "--mode", "fuzzy"])
+    assert bad.exit_code == 2
+    assert "--mode must be one of hybrid, dense, sparse" in bad.output
+    empty = runner.invoke(app, ["docs", "search", "anything"])
+    assert "no documents" in empty.output
