@@ -14,7 +14,7 @@ from fathom_ray.settings import EmbedderSettings
 
 class EmbedderService:
     def __init__(self, settings: EmbedderSettings) -> None:
-        self._embedder = SentenceEmbedder(batch_size=settings.batch_size)
+        self._embedder = SentenceEmbedder(batch_size=settings.batch_size, threads=settings.threads)
         self._lock = asyncio.Lock()
 
     async def start(self) -> int:

@@ -28,9 +28,10 @@ def packaged_model_dir() -> Path:
 
 
 class SentenceEmbedder:
-    def __init__(self, model_dir: Path | None = None, batch_size: int = 64) -> None:
+    def __init__(self, model_dir: Path | None = None, batch_size: int = 8, threads: int | None = 1) -> None:
         self._model_dir = model_dir
         self._batch_size = batch_size
+        self._threads = threads
         self._model: Any = None
         self._cache: OrderedDict[str, list[float]] = OrderedDict()
         self.encoded = 0
@@ -43,6 +44,8 @@ class SentenceEmbedder:
         from sentence_transformers import SentenceTransformer  # noqa: PLC0415
 
         device = "cuda" if torch.cuda.is_available() else "cpu"
+        if device == "cpu" and self._threads is not None:
+            torch.set_num_threads(self._threads)
         self._model = SentenceTransformer(str(self._model_dir or packaged_model_dir()), device=device)
 
     @property
