@@ -19,7 +19,7 @@ from rich.table import Table
 
 from fathom_ray.adapters.search_backends import local_index_path
 from fathom_ray.cli.choices import DEPTHS, Method, Search, Transport, Web
-from fathom_ray.cli.docs import docs_app
+from fathom_ray.cli.docs import ask_command, docs_app
 from fathom_ray.cli.doctor import run_checks
 from fathom_ray.cli.research import run_research, serve_forever
 from fathom_ray.cli.running import serve_until_interrupted
@@ -41,6 +41,7 @@ app = typer.Typer(
 )
 console = Console()
 app.add_typer(docs_app, name="docs")
+app.command("ask")(ask_command)
 
 
 def _show_version(value: bool) -> None:

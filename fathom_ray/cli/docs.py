@@ -7,6 +7,8 @@ or the server of ``FATHOM_QDRANT__URL``) and embed with the packaged sentence em
 from __future__ import annotations
 
 import asyncio
+import json
+import logging
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -15,14 +17,16 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
-from fathom_ray.adapters.llm_backends import ThreadedEmbedder
+from fathom_ray.adapters.llm_backends import ThreadedEmbedder, build_judge
 from fathom_ray.adapters.qdrant_documents import MODES, QdrantDocumentStore
+from fathom_ray.documents.ask import AskResult, ask
 from fathom_ray.documents.ingest import add_paths
 from fathom_ray.documents.models import AddOutcome
-from fathom_ray.errors import FathomError
+from fathom_ray.errors import FathomError, InvalidRequestError
 from fathom_ray.settings import Settings, load_settings
 
 EMBEDDING_DIMENSION = 384  # all-MiniLM-L6-v2
+logger = logging.getLogger("fathom_ray.ask")
 docs_app = typer.Typer(help="Your own documents: add, list, remove, search.", no_args_is_help=True)
 console = Console()
 
@@ -129,3 +133,59 @@ def search(
         heading = f" / {hit.chunk.heading}" if hit.chunk.heading else ""
         console.print(f"[bold]{n}. {hit.title}{heading}[/bold]  {hit.chunk.source}  ({hit.score:.3f})")
         console.print(f"   {' '.join(hit.chunk.text.split())[:300]}")
+
+
+def ask_command(
+    question: Annotated[str, typer.Argument(help="A question (up to 1,000 characters).")],
+    reflect: Annotated[bool, typer.Option(help="One follow-up search for names no passage holds.")] = True,
+    json_out: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
+) -> None:
+    """Answer a question from your documents, every claim citing a numbered passage."""
+    settings = _settings()
+    store = open_store(settings)
+    try:
+        if not store.documents():
+            _fail(FathomError("no documents to ask (add some with `fathom docs add PATH`)"))
+        judge = build_judge(settings.llm, settings.embedder)
+        asyncio.run(judge.start())
+        embedder = ThreadedEmbedder(settings.embedder)
+        result = asyncio.run(ask(question, store, embedder, judge, reflect=reflect))
+        asyncio.run(judge.close())
+    except InvalidRequestError as e:
+        _fail(e)
+    finally:
+        store.close()
+    logger.info(json.dumps(trace_record(result)))
+    if json_out:
+        console.print_json(json.dumps(trace_record(result) | {"answer": result.answer}))
+        return
+    _print_answer(result)
+
+
+def trace_record(result: AskResult) -> dict[str, object]:
+    """The request's trace as one JSON-ready object (also written to the log as one line)."""
+    return {
+        "trace_id": result.trace_id,
+        "question": result.question,
+        "parts": list(result.parts),
+        "follow_up": result.follow_up,
+        "stages_s": result.stages_s,
+        "tokens_in": result.usage.prompt_tokens,
+        "tokens_out": result.usage.completion_tokens,
+        "cost_usd": result.usage.cost_usd,
+        "passages": [p.chunk.source for p in result.passages],
+        "citations": [{"passage": c.number, "evidence": c.evidence} for c in result.citations],
+        "judge_failure": result.judge_failure,
+    }
+
+
+def _print_answer(result: AskResult) -> None:
+    console.print(f"[bold]{result.answer}[/bold]")
+    for cited in result.citations:
+        console.print(f"  [{cited.number}] {cited.evidence}")
+    console.print("sources:")
+    for n, passage in enumerate(result.passages, start=1):
+        heading = f" / {passage.chunk.heading}" if passage.chunk.heading else ""
+        console.print(f"  [{n}] {passage.title}{heading}  {passage.chunk.source}")
+    stages = ", ".join(f"{k} {v:.2f} s" for k, v in result.stages_s.items())
+    console.print(f"trace {result.trace_id}: {stages}")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -63,3 +64,23 @@ def test_nothing_to_add_and_a_bad_mode_are_clear_errors(
     assert "--mode must be one of hybrid, dense, sparse" in bad.output
     empty = runner.invoke(app, ["docs", "search", "anything"])
     assert "no documents" in empty.output
+
+
+def test_ask_answers_with_cited_passages_and_a_trace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FATHOM_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("FATHOM_LLM__BACKEND", "evidence")
+    nothing = runner.invoke(app, ["ask", "What is WAL?"])
+    assert nothing.exit_code == 2
+    assert "no documents to ask" in nothing.output
+    (tmp_path / "wal.md").write_text("# WAL\n\nWAL mode was added to SQLite in version 3.7.0.\n")
+    assert runner.invoke(app, ["docs", "add", str(tmp_path / "wal.md")]).exit_code == 0
+    answered = runner.invoke(app, ["ask", "Which SQLite version added WAL mode?", "--json"])
+    assert answered.exit_code == 0, answered.output
+    payload = json.loads(answered.output[answered.output.index("{") :])
+    assert "3.7.0" in payload["answer"]
+    assert payload["citations"][0]["evidence"] == "WAL mode was added to SQLite in version 3.7.0."
+    assert payload["passages"][0].startswith("doc://")
+    assert set(payload["stages_s"]) >= {"plan", "search", "rerank", "answer"}
+    too_long = runner.invoke(app, ["ask", "x" * 1001])
+    assert too_long.exit_code == 2
+    assert "question: is 1001 characters" in too_long.output
