@@ -17,6 +17,7 @@ Every request has a trace id, stage timings and the judge's token count and cost
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 import uuid
 from collections.abc import Sequence
@@ -40,6 +41,8 @@ CANDIDATES = 20
 KEEP = 5
 MAX_PASSAGES = 8
 SENTENCES_EMBEDDED = 8
+HOP_PASSAGES = 3
+_VERSION = re.compile(r"v?\d+(?:\.\d+)+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,9 +76,58 @@ def check_question(question: str) -> str:
 
 
 def plan(question: str) -> list[str]:
-    """The standalone searches for ``question``: its parts, or the question itself when it has one."""
-    items = decompose(question, MAX_PARTS + 1)
-    return items[1 : MAX_PARTS + 1] if len(items) > 1 else [question]
+    """The standalone searches for ``question``: the question itself, then its parts (a passage
+    that answers two parts at once is found by the whole question best)."""
+    return decompose(question, MAX_PARTS)
+
+
+@dataclass(frozen=True, slots=True)
+class Retrieved:
+    parts: tuple[str, ...]
+    passages: tuple[DocumentHit, ...]
+    follow_up: str | None
+    stages_s: dict[str, float]
+
+
+async def retrieve(
+    question: str,
+    store: DocumentStore,
+    embedder: Embedder,
+    *,
+    mode: str = "hybrid",
+    rerank: bool = True,
+    reflect: bool = True,
+    use_plan: bool = True,
+) -> Retrieved:
+    """The evidence for ``question``: plan, search per part, rerank, reflect, at most ``MAX_PASSAGES``."""
+    stages: dict[str, float] = {}
+    clock = time.monotonic()
+    parts = plan(question) if use_plan else [question]
+    stages["plan"] = time.monotonic() - clock
+
+    clock = time.monotonic()
+    width = CANDIDATES if rerank else MAX_PASSAGES
+    found = await asyncio.gather(*(search(part, store, embedder, width, mode) for part in parts))
+    stages["search"] = time.monotonic() - clock
+
+    clock = time.monotonic()
+    keep = KEEP if len(parts) > 1 else MAX_PASSAGES
+    kept = [
+        await best(p, hits, embedder, keep) if rerank else hits[:keep]
+        for p, hits in zip(parts, found, strict=True)
+    ]
+    stages["rerank"] = time.monotonic() - clock
+
+    follow_up = None
+    if reflect:
+        clock = time.monotonic()
+        follow_up = missing_query(question, [h for hits in kept for h in hits]) or hop_query(parts, kept)
+        if follow_up:
+            more = await search(follow_up, store, embedder, width, mode)
+            # what was missing comes right after the question's own best
+            kept.insert(1, await best(follow_up, more, embedder) if rerank else more[:KEEP])
+        stages["reflect"] = time.monotonic() - clock
+    return Retrieved(tuple(parts), tuple(evidence(kept)), follow_up, stages)
 
 
 async def ask(
@@ -91,43 +143,18 @@ async def ask(
     """Answer ``question`` from the documents in ``store``, citing numbered passages."""
     question = check_question(question)
     trace_id = uuid.uuid4().hex[:16]
-    stages: dict[str, float] = {}
+    found = await retrieve(question, store, embedder, rerank=rerank, reflect=reflect, use_plan=use_plan)
     clock = time.monotonic()
-    parts = plan(question) if use_plan else [question]
-    stages["plan"] = time.monotonic() - clock
-
-    clock = time.monotonic()
-    found = await asyncio.gather(*(search(part, store, embedder, CANDIDATES) for part in parts))
-    stages["search"] = time.monotonic() - clock
-
-    clock = time.monotonic()
-    kept = [
-        await best(part, hits, embedder) if rerank else hits[:KEEP]
-        for part, hits in zip(parts, found, strict=True)
-    ]
-    stages["rerank"] = time.monotonic() - clock
-
-    follow_up = None
-    if reflect:
-        clock = time.monotonic()
-        follow_up = missing_query(question, [h for hits in kept for h in hits])
-        if follow_up:
-            more = await search(follow_up, store, embedder, CANDIDATES)
-            kept.append(await best(follow_up, more, embedder) if rerank else more[:KEEP])
-        stages["reflect"] = time.monotonic() - clock
-
-    passages = evidence(kept)
-    clock = time.monotonic()
-    answer, citations, usage, failure = await _answer(question, passages, judge)
-    stages["answer"] = time.monotonic() - clock
+    answer, citations, usage, failure = await _answer(question, found.passages, judge)
+    stages = {**found.stages_s, "answer": time.monotonic() - clock}
     return AskResult(
         trace_id,
         question,
         answer,
         citations,
-        tuple(passages),
-        tuple(parts),
-        follow_up,
+        found.passages,
+        found.parts,
+        found.follow_up,
         {k: round(v, 4) for k, v in stages.items()},
         usage,
         failure,
@@ -168,8 +195,31 @@ def missing_query(question: str, passages: Sequence[DocumentHit]) -> str | None:
     return " ".join([*missing, *extra[:4]])
 
 
+def hop_query(parts: Sequence[str], kept: Sequence[Sequence[DocumentHit]]) -> str | None:
+    """For a part that leans on another ("that other engine", marked by the context decomposition
+    added in brackets), the name the other parts' best passages hold that the question does not
+    say, joined to the part's own words: the second hop of a multi-hop question, or None."""
+    leaning = [n for n, part in enumerate(parts) if " (" in part]
+    if not leaning:
+        return None
+    asked = " ".join(parts).lower()
+    weight: dict[str, float] = {}
+    for n, hits in enumerate(kept):
+        if n in leaning:
+            continue
+        for rank, hit in enumerate(hits[:HOP_PASSAGES]):
+            for name in identifiers(hit.chunk.text):
+                if name.lower() not in asked and not _VERSION.fullmatch(name):
+                    weight[name] = weight.get(name, 0.0) + 1.0 / (rank + 1)
+    if not weight:
+        return None
+    name = min(weight, key=lambda k: (-weight[k], k))
+    own = parts[leaning[0]].split(" (", 1)[0]
+    return " ".join([name, *keywords(own)[:5]])
+
+
 def evidence(kept: Sequence[Sequence[DocumentHit]]) -> list[DocumentHit]:
-    """Each part's passages in turn (its best first), without repeats, at most ``MAX_PASSAGES``."""
+    """Each search's passages in turn (its best first), without repeats, at most ``MAX_PASSAGES``."""
     chosen: dict[str, DocumentHit] = {}
     for rank in range(max((len(k) for k in kept), default=0)):
         for hits in kept:

@@ -23,7 +23,13 @@ from fathom_ray.errors import DocumentError
 
 SUFFIXES = frozenset((".txt", ".md", ".markdown", ".html", ".htm", ".pdf"))
 _MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$", re.M)
-_BLOCKS = ("h1", "h2", "h3", "h4", "h5", "h6", "p", "li", "pre", "dt", "dd", "td", "th", "blockquote")
+# Every text node is read once, by its nearest block: a block's text is its own, outside the blocks in it.
+_BLOCKS = (
+    *("h1", "h2", "h3", "h4", "h5", "h6", "p", "li", "pre", "dt", "dd", "td", "th", "blockquote"),
+    *("body", "main", "article", "section", "aside", "div", "table", "tr", "ul", "ol", "dl"),
+    *("figure", "figcaption", "caption", "address", "details", "summary"),
+)
+_BLOCK_SELECTOR = ", ".join(_BLOCKS)
 _HEADINGS = frozenset(("h1", "h2", "h3", "h4", "h5", "h6"))
 
 
@@ -87,13 +93,13 @@ def _html(path: Path, html: str) -> DocumentText:
     tree = LexborHTMLParser(html)
     for node in tree.css("script, style, noscript, template, nav, header, footer"):
         node.decompose()
+    for node in tree.css("br"):
+        node.replace_with(" ")  # text is joined as written: inline tags add no spaces, a break does
     parts: list[str] = []
     headings: list[tuple[int, str]] = []
     offset = 0
-    for node in tree.css(", ".join(_BLOCKS)):
-        if _inside_block(node):
-            continue
-        text = " ".join(node.text(separator=" ").split())
+    for node in tree.css(_BLOCK_SELECTOR):
+        text = " ".join(_own_text(node).split())
         if not text:
             continue
         if node.tag in _HEADINGS:
@@ -107,13 +113,18 @@ def _html(path: Path, html: str) -> DocumentText:
     )
 
 
-def _inside_block(node: LexborNode) -> bool:
-    parent = node.parent
-    while parent is not None:
-        if parent.tag in _BLOCKS:
-            return True
-        parent = parent.parent
-    return False
+def _own_text(node: LexborNode) -> str:
+    """The text of ``node`` outside the blocks nested in it (they are read on their own), joined as
+    written: inline tags add no spaces."""
+    pieces: list[str] = []
+    for child in node.iter(include_text=True):
+        if child.tag == "-text":
+            pieces.append(child.text_content or "")
+        elif child.tag in _BLOCKS:
+            pieces.append(" ")
+        else:
+            pieces.append(_own_text(child))
+    return "".join(pieces)
 
 
 def _pdf(path: Path, data: bytes) -> DocumentText:

@@ -21,7 +21,7 @@ _IDENTIFIERS = (
     re.compile(r"(?<![\w.])\d+\.\d+(?:\.\d+)?(?![\w.]*\d)"),
     re.compile(r"\b[a-z_][a-z0-9_]+(?:\.[a-z_][a-z0-9_]+)+(?:\(\))?"),
     re.compile(r"\b[A-Za-z_][A-Za-z0-9_]*\(\)"),
-    re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z\u00c0-\u017f]+(?:\s+[A-Z][a-z\u00c0-\u017f]+)+"),
+    re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][a-z\u00c0-\u017f]+(?:[ \t]+[A-Z][a-z\u00c0-\u017f]+)+"),
     re.compile(r"\b[A-Z](?=[A-Za-z0-9]*[a-z])[A-Za-z0-9]*[A-Z][A-Za-z0-9]*\b"),
 )
 MAX_ITEM_KEYWORDS = 6

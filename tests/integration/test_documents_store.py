@@ -161,7 +161,10 @@ def test_ask_cites_numbered_passages_that_hold_its_evidence(
     question = "Since which SQLite version is RETURNING supported, and which PostgreSQL commands take it?"
     result = asyncio.run(ask(question, store, embedder, evidence_judge(embedder)))
     assert "3.35.0" in result.answer
-    assert len(result.parts) == 2  # planned into two standalone searches
+    assert result.parts[1:] == (  # planned: the question, then its parts made standalone
+        "Since which SQLite version is RETURNING supported?",
+        "Which PostgreSQL commands take it (SQLite version RETURNING supported)?",
+    )
     assert result.citations
     for cited in result.citations:
         assert cited.evidence in result.passages[cited.number - 1].chunk.text

@@ -8,8 +8,10 @@ from pathlib import Path
 import pytest
 from pypdf import PdfWriter
 
+from fathom_ray.documents.ask import evidence, hop_query, missing_query
 from fathom_ray.documents.chunking import chunk_document
 from fathom_ray.documents.ingest import document_id, embedding_text, flags_of
+from fathom_ray.documents.models import Chunk, DocumentHit
 from fathom_ray.documents.reading import DocumentText, files_under, read_document
 from fathom_ray.documents.sparse import document_vector, query_vector, term_index
 from fathom_ray.errors import DocumentError
@@ -136,3 +138,28 @@ def test_sparse_vectors_saturate_term_frequency() -> None:
     assert document_vector("sqlite3.connect opens")[0] == sorted(
         [term_index("sqlite3.connect"), term_index("opens")]
     )
+
+
+def hit(text: str, document: str = "d") -> DocumentHit:
+    return DocumentHit(Chunk(document, 0, text, "", 0, len(text)), "T", 1.0)
+
+
+def test_the_hop_query_names_what_the_other_parts_found() -> None:
+    parts = [
+        "SQLite modelled RETURNING on another engine; which commands of that engine take it?",
+        "Since which SQLite version is RETURNING supported?",
+        "Which commands of that other engine take an optional RETURNING clause (SQLite modelled)?",
+    ]
+    found = hit(
+        "The RETURNING syntax has been supported since version 3.35.0. It is modelled after PostgreSQL."
+    )
+    kept = [[found], [found], [hit("Nothing here.")]]
+    assert hop_query(parts, kept) == "PostgreSQL commands engine optional RETURNING clause"
+    assert hop_query(parts[:2], kept[:2]) is None  # no part leans on another
+    assert missing_query("Does PostgreSQL take it?", [found]) is None
+    assert missing_query("Does MySQL take it?", [found]) == "MySQL"
+
+
+def test_evidence_takes_each_search_in_turn_without_repeats() -> None:
+    a, b, c = hit("a", "x"), hit("b", "y"), hit("c", "z")
+    assert [h.chunk.text for h in evidence([[a, b], [a, c]])] == ["a", "b", "c"]
