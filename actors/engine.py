@@ -11,6 +11,7 @@ import ray
 from ray.exceptions import RayError
 
 from actors.browser_pool import browser_pool_actor
+from actors.documents import document_store_actor
 from actors.embedder import embedder_actor
 from actors.extractor_pool import extractor_pool_actor
 from actors.frontier import frontier_actor
@@ -90,12 +91,16 @@ def start_engine(
         embedder=embedder_actor(gpu, name("embedder")).remote(settings.embedder),
         memory=source_memory_actor(name("memory")).remote(settings),
         frontier=frontier_actor(name("frontier")).remote(settings),
+        documents=document_store_actor(name("documents")).remote(
+            settings, name("embedder"), directory.namespace
+        ),
     )
     starts = {
         "browser pool (Chromium)": handles.browser.start.remote(),
         "judge": handles.judge.start.remote(),
         "embedder": handles.embedder.start.remote(),
         "source memory (Qdrant, graph store)": handles.memory.start.remote(),
+        "document store (Qdrant)": handles.documents.start.remote(),
     }
     started: dict[str, Any] = {}
     for part, ref in starts.items():

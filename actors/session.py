@@ -54,9 +54,11 @@ class Handles:
     embedder: Any
     memory: Any
     frontier: Any
+    documents: Any
 
 
-ENGINE_PARTS = tuple(f.name for f in fields(Handles))  # browser, extractor, judge, embedder, memory, frontier
+# browser, extractor, judge, embedder, memory, frontier, documents
+ENGINE_PARTS = tuple(f.name for f in fields(Handles))
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +81,7 @@ class ActorDirectory:
         return Handles(**{part: ray.get_actor(self.name(part), self.namespace) for part in ENGINE_PARTS})
 
 
-class _Remote:
+class Remote:
     """Calls an actor's methods as coroutines: ``await proxy.method(...)``."""
 
     def __init__(self, handle: Any) -> None:
@@ -94,7 +96,7 @@ class _Remote:
         return call
 
 
-class _Browser(_Remote):
+class _Browser(Remote):
     async def fetch(self, url: str) -> FetchResult:
         try:
             return await self._handle.fetch.remote(url)  # type: ignore[no-any-return]
@@ -116,7 +118,7 @@ class _Browser(_Remote):
             return Preview(url, FetchStatus.BROWSER_CRASHED, error=f"browser pool lost: {type(e).__name__}")
 
 
-class _Extractor(_Remote):
+class _Extractor(Remote):
     async def extract(self, result: FetchResult) -> ExtractedPage:
         try:
             return await self._handle.extract.remote(result)  # type: ignore[no-any-return]
@@ -125,7 +127,7 @@ class _Extractor(_Remote):
             return ExtractedPage(result.url, "", "", method="extractor-lost")
 
 
-class _Judge(_Remote):
+class RemoteJudge(Remote):
     def __getattr__(self, name: str) -> Any:
         method = getattr(self._handle, name)
 
@@ -175,7 +177,7 @@ class SessionService:
         return self._found
 
     async def run(self) -> SessionOutcome:
-        memory = _Remote(self._handles.memory)
+        memory = Remote(self._handles.memory)
         saved: SessionState | None = await memory.load_session(self._session_id)
         state = saved or SessionState(self._session_id, self._request)
         metrics = SessionMetrics(self._session_id)
@@ -184,7 +186,7 @@ class SessionService:
             self._session_id, await memory.events(self._session_id), metrics.observe
         )
         preset = get_preset(self._request.depth)
-        await _Remote(self._handles.frontier).open(self._session_id, preset.url_pool)
+        await Remote(self._handles.frontier).open(self._session_id, preset.url_pool)
         try:
             async with open_searcher(self._settings, self._network) as searcher:
                 services = self._services(searcher)
@@ -207,12 +209,12 @@ class SessionService:
 
     def _services(self, searcher: Searcher) -> Services:
         return Services(
-            judge=_Judge(self._handles.judge),
+            judge=RemoteJudge(self._handles.judge),
             browser=_Browser(self._handles.browser),
             extractor=_Extractor(self._handles.extractor),
-            embedder=_Remote(self._handles.embedder),
-            memory=_Remote(self._handles.memory),
-            frontier=_Remote(self._handles.frontier),
+            embedder=Remote(self._handles.embedder),
+            memory=Remote(self._handles.memory),
+            frontier=Remote(self._handles.frontier),
             search=_Search(searcher),
         )
 
@@ -232,7 +234,7 @@ class SessionService:
                 search=s.search,
             )
         state.elapsed_s = time.monotonic() - started
-        await _Remote(self._handles.memory).checkpoint(state, self._events.take_unsaved())
+        await Remote(self._handles.memory).checkpoint(state, self._events.take_unsaved())
         return SessionOutcome(state, tuple(stages.items()))
 
     async def events_since(self, seq: int) -> list[Event]:

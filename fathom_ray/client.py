@@ -14,11 +14,13 @@ from __future__ import annotations
 import asyncio
 import json
 from collections.abc import AsyncIterator, Iterable, Sequence
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 import httpx
 
+from fathom_ray.documents.reading import files_under
 from fathom_ray.errors import FathomError
 from fathom_ray.models import Event, EventType
 
@@ -86,6 +88,30 @@ class ResearchClient:
 
     async def cancel(self, session_id: str) -> None:
         _raise_for(await self._http.delete(f"/research/{session_id}"))
+
+    async def add_documents(self, paths: Iterable[str | Path]) -> list[dict[str, Any]]:
+        """Upload files (folders are walked for .txt .md .html .pdf); one outcome per file."""
+        outcomes: list[dict[str, Any]] = []
+        for path in files_under([Path(p) for p in paths]):
+            upload = {"files": (path.name, path.read_bytes())}
+            response = await self._http.post("/documents", files=upload)
+            _raise_for(response)
+            outcomes += list(response.json())
+        return outcomes
+
+    async def documents(self) -> list[dict[str, Any]]:
+        response = await self._http.get("/documents")
+        _raise_for(response)
+        return list(response.json())
+
+    async def remove_document(self, document_id: str) -> None:
+        _raise_for(await self._http.delete(f"/documents/{document_id}"))
+
+    async def ask(self, question: str, reflect: bool = True) -> dict[str, Any]:
+        """A cited answer from the documents: answer, citations, numbered passages, trace id, timings."""
+        response = await self._http.post("/ask", json={"question": question, "reflect": reflect})
+        _raise_for(response)
+        return dict(response.json())
 
     async def research(self, goal: str, depth: str = "standard", **options: Any) -> dict[str, Any]:
         """Start a session, follow it to its end, and return its result."""

@@ -151,3 +151,11 @@ class DocumentStore(Protocol):
     def search(
         self, query: str, vector: Sequence[float], limit: int, mode: str = "hybrid"
     ) -> list[DocumentHit]: ...
+
+
+class DocumentSearch(Protocol):
+    """Hybrid search over the documents, as ``fathom ask`` calls it (in process or on an actor)."""
+
+    async def search(
+        self, query: str, vector: Sequence[float], limit: int, mode: str = "hybrid"
+    ) -> list[DocumentHit]: ...

@@ -2,7 +2,8 @@
 
 A superset of the original Fathom service's API: POST /research, GET
 /research/{id}/stream (SSE, resumable with Last-Event-ID), GET /research/{id},
-plus DELETE /research/{id}, GET /research, GET /health and OpenAPI at /docs.
+plus DELETE /research/{id}, GET /research, GET /health and OpenAPI at /docs; with documents,
+POST /documents, GET /documents, DELETE /documents/{id} and POST /ask (serve/documents.py).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from fathom_ray.models import GOAL_MAX_CHARS, GOAL_MIN_CHARS, MAX_SEEDS, Researc
 from fathom_ray.presets import DEFAULT_DEPTH
 from fathom_ray.results import status_document
 from fathom_ray.settings import ApiSettings
+from serve.documents import DocumentsApi, add_document_routes
 from serve.sessions import SessionBusyError, SessionManager
 from serve.sse import HEARTBEAT, encode
 
@@ -52,7 +54,13 @@ class Started(BaseModel):
     status: str
 
 
-def build_app(manager: SessionManager, settings: ApiSettings, poll_s: float = 0.2) -> FastAPI:
+def build_app(
+    manager: SessionManager,
+    settings: ApiSettings,
+    poll_s: float = 0.2,
+    documents: DocumentsApi | None = None,
+) -> FastAPI:
+    """The API; with ``documents``, the documents routes and POST /ask too."""
     app = FastAPI(title="fathom-ray", description="Autonomous web research; every claim cites its page.")
 
     async def authorised(
@@ -67,6 +75,8 @@ def build_app(manager: SessionManager, settings: ApiSettings, poll_s: float = 0.
             )
 
     guarded = [Depends(authorised)]
+    if documents is not None:
+        add_document_routes(app, documents, guarded)
 
     @app.exception_handler(SessionBusyError)
     async def busy(_: Request, error: SessionBusyError) -> JSONResponse:

@@ -12,9 +12,11 @@ from ray import serve
 from ray.serve import Application
 
 from actors.engine import Engine, start_engine
+from actors.session import Remote, RemoteJudge
 from fathom_ray.network import NetworkMap
 from fathom_ray.settings import load_settings
 from serve.app import build_app
+from serve.documents import DocumentsApi
 from serve.ray_sessions import RaySessionManager
 
 ACTOR_PREFIX = "fathom-"
@@ -27,7 +29,15 @@ class FathomApi:
 
     def __serve_build_asgi_app__(self) -> Any:
         settings = self._engine.settings
-        return build_app(RaySessionManager(self._engine, settings.api.max_sessions), settings.api)
+        handles = self._engine.handles
+        documents = DocumentsApi(
+            Remote(handles.documents),
+            Remote(handles.embedder),
+            RemoteJudge(handles.judge),
+            settings.docs.max_bytes,
+        )
+        sessions = RaySessionManager(self._engine, settings.api.max_sessions)
+        return build_app(sessions, settings.api, documents=documents)
 
 
 def api_application(engine: Engine) -> Application:

@@ -18,6 +18,7 @@ from fathom_ray.session_events import EventLog
 from fathom_ray.session_state import CANCELLED, COMPLETE, SessionState
 from fathom_ray.settings import ApiSettings
 from serve.app import build_app
+from serve.documents import DocumentsApi
 from serve.sessions import SessionBusyError
 
 START_TIMEOUT_S = 30.0
@@ -100,11 +101,12 @@ class FakeSessions:
 
 
 class Server:
-    def __init__(self, sessions: FakeSessions, settings: ApiSettings) -> None:
+    def __init__(
+        self, sessions: FakeSessions, settings: ApiSettings, documents: DocumentsApi | None = None
+    ) -> None:
         self.sessions = sessions
-        config = uvicorn.Config(
-            build_app(sessions, settings, poll_s=0.05), host="127.0.0.1", port=0, log_level="error"
-        )
+        app = build_app(sessions, settings, poll_s=0.05, documents=documents)
+        config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="error")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()

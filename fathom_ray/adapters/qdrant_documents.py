@@ -37,8 +37,9 @@ from qdrant_client.models import (
 from fathom_ray.documents.models import Chunk, Document, DocumentHit
 from fathom_ray.documents.sparse import document_vector, query_vector
 from fathom_ray.errors import StoreError
-from fathom_ray.settings import QdrantSettings
+from fathom_ray.settings import QdrantSettings, Settings
 
+EMBEDDING_DIMENSION = 384  # all-MiniLM-L6-v2
 NAMESPACE = uuid.UUID("0c7f3b52-8f0e-4d59-9a57-3b7a4b1f2d64")
 PREFETCH = 20
 UPSERT_BATCH = 256
@@ -237,3 +238,12 @@ def _hit(payload: dict[str, Any], score: float) -> DocumentHit:
         int(payload["end"]),
     )
     return DocumentHit(chunk, str(payload["title"]), score)
+
+
+def open_document_store(settings: Settings) -> QdrantDocumentStore:
+    """The store of ``settings``: under ``data_dir/documents``, or on the Qdrant server; started."""
+    store = QdrantDocumentStore(
+        settings.qdrant, settings.data_dir / "documents", EMBEDDING_DIMENSION, settings.docs.collection
+    )
+    store.start()
+    return store

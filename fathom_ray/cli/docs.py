@@ -18,25 +18,20 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 from fathom_ray.adapters.llm_backends import ThreadedEmbedder, build_judge
-from fathom_ray.adapters.qdrant_documents import MODES, QdrantDocumentStore
+from fathom_ray.adapters.qdrant_documents import MODES, open_document_store
 from fathom_ray.documents.ask import AskResult, ask
 from fathom_ray.documents.ingest import add_paths
 from fathom_ray.documents.models import AddOutcome
+from fathom_ray.documents.service import Documents
 from fathom_ray.errors import FathomError, InvalidRequestError
 from fathom_ray.settings import Settings, load_settings
 
-EMBEDDING_DIMENSION = 384  # all-MiniLM-L6-v2
 logger = logging.getLogger("fathom_ray.ask")
 docs_app = typer.Typer(help="Your own documents: add, list, remove, search.", no_args_is_help=True)
 console = Console()
 
 
-def open_store(settings: Settings) -> QdrantDocumentStore:
-    store = QdrantDocumentStore(
-        settings.qdrant, settings.data_dir / "documents", EMBEDDING_DIMENSION, settings.docs.collection
-    )
-    store.start()
-    return store
+open_store = open_document_store
 
 
 def _settings() -> Settings:
@@ -149,7 +144,8 @@ def ask_command(
         judge = build_judge(settings.llm, settings.embedder)
         asyncio.run(judge.start())
         embedder = ThreadedEmbedder(settings.embedder)
-        result = asyncio.run(ask(question, store, embedder, judge, reflect=reflect))
+        documents = Documents(store, embedder, settings.docs, settings.data_dir / "uploads")
+        result = asyncio.run(ask(question, documents, embedder, judge, reflect=reflect))
         asyncio.run(judge.close())
     except InvalidRequestError as e:
         _fail(e)

@@ -20,8 +20,9 @@ import asyncio
 import re
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from fathom_ray.documents.models import DocumentHit
 from fathom_ray.errors import InvalidRequestError
@@ -32,7 +33,7 @@ from fathom_ray.evidence.sentences import split_sentences
 from fathom_ray.evidence.terms import keywords
 from fathom_ray.llm import answers
 from fathom_ray.models import ExtractedPage, Usage
-from fathom_ray.ports import DocumentStore, Embedder, JudgePort
+from fathom_ray.ports import DocumentSearch, Embedder, JudgePort
 from fathom_ray.ranking import rrf_fuse_scores
 
 MAX_QUESTION_CHARS = 1_000
@@ -66,6 +67,26 @@ class AskResult:
     judge_failure: str = ""
 
 
+StageHook = Callable[[str, dict[str, Any]], None]
+
+
+def _quiet(stage: str, data: dict[str, Any]) -> None:
+    """A stage hook that tells nobody."""
+
+
+def passage_record(number: int, passage: DocumentHit) -> dict[str, Any]:
+    chunk = passage.chunk
+    return {
+        "number": number,
+        "source": chunk.source,
+        "title": passage.title,
+        "heading": chunk.heading,
+        "text": chunk.text,
+        "start": chunk.start,
+        "end": chunk.end,
+    }
+
+
 def check_question(question: str) -> str:
     text = " ".join(question.split())
     if not text:
@@ -91,24 +112,28 @@ class Retrieved:
 
 async def retrieve(
     question: str,
-    store: DocumentStore,
+    store: DocumentSearch,
     embedder: Embedder,
     *,
     mode: str = "hybrid",
     rerank: bool = True,
     reflect: bool = True,
     use_plan: bool = True,
+    on_stage: StageHook | None = None,
 ) -> Retrieved:
     """The evidence for ``question``: plan, search per part, rerank, reflect, at most ``MAX_PASSAGES``."""
     stages: dict[str, float] = {}
     clock = time.monotonic()
     parts = plan(question) if use_plan else [question]
     stages["plan"] = time.monotonic() - clock
+    tell = on_stage or _quiet
+    tell("plan", {"parts": list(parts)})
 
     clock = time.monotonic()
     width = CANDIDATES if rerank else MAX_PASSAGES
     found = await asyncio.gather(*(search(part, store, embedder, width, mode) for part in parts))
     stages["search"] = time.monotonic() - clock
+    tell("search", {"candidates": [len(hits) for hits in found]})
 
     clock = time.monotonic()
     keep = KEEP if len(parts) > 1 else MAX_PASSAGES
@@ -117,6 +142,7 @@ async def retrieve(
         for p, hits in zip(parts, found, strict=True)
     ]
     stages["rerank"] = time.monotonic() - clock
+    tell("rerank", {"kept": [len(hits) for hits in kept]})
 
     follow_up = None
     if reflect:
@@ -127,23 +153,29 @@ async def retrieve(
             # what was missing comes right after the question's own best
             kept.insert(1, await best(follow_up, more, embedder) if rerank else more[:KEEP])
         stages["reflect"] = time.monotonic() - clock
+        tell("reflect", {"follow_up": follow_up})
     return Retrieved(tuple(parts), tuple(evidence(kept)), follow_up, stages)
 
 
 async def ask(
     question: str,
-    store: DocumentStore,
+    store: DocumentSearch,
     embedder: Embedder,
     judge: JudgePort,
     *,
     rerank: bool = True,
     reflect: bool = True,
     use_plan: bool = True,
+    on_stage: StageHook | None = None,
 ) -> AskResult:
     """Answer ``question`` from the documents in ``store``, citing numbered passages."""
     question = check_question(question)
     trace_id = uuid.uuid4().hex[:16]
-    found = await retrieve(question, store, embedder, rerank=rerank, reflect=reflect, use_plan=use_plan)
+    found = await retrieve(
+        question, store, embedder, rerank=rerank, reflect=reflect, use_plan=use_plan, on_stage=on_stage
+    )
+    if on_stage is not None:
+        on_stage("passages", {"passages": [passage_record(n, p) for n, p in enumerate(found.passages, 1)]})
     clock = time.monotonic()
     answer, citations, usage, failure = await _answer(question, found.passages, judge)
     stages = {**found.stages_s, "answer": time.monotonic() - clock}
@@ -162,10 +194,10 @@ async def ask(
 
 
 async def search(
-    query: str, store: DocumentStore, embedder: Embedder, limit: int, mode: str = "hybrid"
+    query: str, store: DocumentSearch, embedder: Embedder, limit: int, mode: str = "hybrid"
 ) -> list[DocumentHit]:
     vector = (await embedder.embed([query]))[0]
-    return await asyncio.to_thread(store.search, query, vector, limit, mode)
+    return await store.search(query, vector, limit, mode)
 
 
 async def best(

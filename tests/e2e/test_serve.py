@@ -152,6 +152,29 @@ def test_twenty_concurrent_clients_through_serve_get_a_whole_stream_or_429(api_u
     assert 1 <= outcomes.count("complete") <= 2  # the cap of 2
 
 
+def test_documents_upload_ask_and_delete_through_serve(api_url: str) -> None:
+    text = b"# WAL\n\nWAL mode was added to SQLite in version 3.7.0.\n"
+    with httpx.Client(base_url=api_url, timeout=120) as client:
+        added = client.post("/documents", files=[("files", ("serve-wal.md", text, "text/markdown"))])
+        assert added.status_code == 200, added.text
+        document = added.json()[0]["document"]
+        assert document["id"] in [d["id"] for d in client.get("/documents").json()]
+        question = {"question": "Which SQLite version added WAL mode?"}
+        with client.stream("POST", "/ask", json=question, headers={"Accept": "text/event-stream"}) as stream:
+            assert stream.status_code == 200
+            events = read_stream(stream)
+        kinds = [e[0] for e in events]
+        assert kinds[0] == "plan"
+        assert kinds[-2:] == ["answer", "complete"]
+        answered = client.post("/ask", json=question).json()
+        assert answered["passages"][0]["source"] == f"doc://{document['id']}#0"
+        # the scripted judge also cites a quote no passage holds: it never reaches the answer
+        passages = answered["passages"]
+        assert all(c["evidence"] in passages[c["passage"] - 1]["text"] for c in answered["citations"])
+        assert client.delete(f"/documents/{document['id']}").status_code == 200
+        assert document["id"] not in [d["id"] for d in client.get("/documents").json()]
+
+
 def test_no_input_makes_serve_fail(api_url: str) -> None:
     """Schemathesis cases from the served OpenAPI schema, every operation, through Serve: never a 5xx."""
     schema = schemathesis.openapi.from_url(f"{api_url}/openapi.json")

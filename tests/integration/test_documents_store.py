@@ -13,6 +13,7 @@ from fathom_ray.adapters.qdrant_documents import QdrantDocumentStore
 from fathom_ray.documents.ask import ask, missing_query
 from fathom_ray.documents.ingest import add_paths, document_id
 from fathom_ray.documents.models import AddOutcome, Chunk, Document
+from fathom_ray.documents.service import Documents
 from fathom_ray.errors import InvalidRequestError
 from fathom_ray.evidence.judge import EvidenceJudge
 from fathom_ray.settings import DocsSettings, EmbedderSettings, QdrantSettings
@@ -136,6 +137,10 @@ def test_an_interrupted_put_leaves_nothing_behind(tmp_path: Path, embedder: Thre
     reopened.close()
 
 
+def service(store: QdrantDocumentStore, embedder: ThreadedEmbedder) -> Documents:
+    return Documents(store, embedder, DocsSettings(), Path("/nonexistent"))
+
+
 def evidence_judge(embedder: ThreadedEmbedder) -> EvidenceJudge:
     return EvidenceJudge(embedder)
 
@@ -159,7 +164,7 @@ def test_ask_cites_numbered_passages_that_hold_its_evidence(
     )
     add([folder], store, embedder)
     question = "Since which SQLite version is RETURNING supported, and which PostgreSQL commands take it?"
-    result = asyncio.run(ask(question, store, embedder, evidence_judge(embedder)))
+    result = asyncio.run(ask(question, service(store, embedder), embedder, evidence_judge(embedder)))
     assert "3.35.0" in result.answer
     assert result.parts[1:] == (  # planned: the question, then its parts made standalone
         "Since which SQLite version is RETURNING supported?",
@@ -187,7 +192,7 @@ def test_ask_checks_its_question_and_says_when_nothing_bears_on_it(
     store: QdrantDocumentStore, embedder: ThreadedEmbedder
 ) -> None:
     with pytest.raises(InvalidRequestError, match="question: is 1001 characters"):
-        asyncio.run(ask("x" * 1001, store, embedder, evidence_judge(embedder)))
-    empty = asyncio.run(ask("What is WAL?", store, embedder, evidence_judge(embedder)))
+        asyncio.run(ask("x" * 1001, service(store, embedder), embedder, evidence_judge(embedder)))
+    empty = asyncio.run(ask("What is WAL?", service(store, embedder), embedder, evidence_judge(embedder)))
     assert empty.passages == ()
     assert empty.answer == "No passage of the documents bears on the question."

@@ -1,0 +1,64 @@
+"""DocumentStoreActor: the one owner of the document store (Qdrant local path, or a server).
+
+It hosts ``Documents`` (add uploads, list, remove, hybrid search) and embeds on the engine's
+Embedder actor; ``fathom ask`` runs where it is asked (the Serve replica) and calls it to search.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import ray
+
+from actors.session import Remote
+from fathom_ray.adapters.qdrant_documents import QdrantDocumentStore, open_document_store
+from fathom_ray.documents.models import AddOutcome, Document, DocumentHit
+from fathom_ray.documents.service import Documents
+from fathom_ray.settings import Settings
+
+
+class DocumentStoreService:
+    def __init__(self, settings: Settings, embedder: str, namespace: str) -> None:
+        self._settings = settings
+        self._embedder_name = embedder
+        self._namespace = namespace
+        self._store: QdrantDocumentStore | None = None
+        self._documents: Documents | None = None
+
+    def start(self) -> None:
+        if self._documents is not None:
+            return
+        self._store = open_document_store(self._settings)
+        embedder = Remote(ray.get_actor(self._embedder_name, self._namespace))
+        uploads = self._settings.data_dir / "uploads"
+        self._documents = Documents(self._store, embedder, self._settings.docs, uploads)
+
+    @property
+    def documents(self) -> Documents:
+        self.start()
+        assert self._documents is not None
+        return self._documents
+
+    def stop(self) -> None:
+        if self._store is not None:
+            self._store.close()
+        self._store = self._documents = None
+
+    async def add_upload(self, name: str, data: bytes) -> AddOutcome:
+        return await self.documents.add_upload(name, data)
+
+    async def list_documents(self) -> list[Document]:
+        return await self.documents.list_documents()
+
+    async def remove(self, document_id: str) -> bool:
+        return await self.documents.remove(document_id)
+
+    async def search(
+        self, query: str, vector: Sequence[float], limit: int, mode: str = "hybrid"
+    ) -> list[DocumentHit]:
+        return await self.documents.search(query, vector, limit, mode)
+
+
+def document_store_actor(name: str | None = None) -> Any:
+    return ray.remote(DocumentStoreService).options(num_cpus=0, max_restarts=3, name=name)
