@@ -51,6 +51,9 @@ class DocumentStoreService:
     async def list_documents(self) -> list[Document]:
         return await self.documents.list_documents()
 
+    async def chunk(self, document_id: str, index: int) -> DocumentHit | None:
+        return await self.documents.chunk(document_id, index)
+
     async def remove(self, document_id: str) -> bool:
         return await self.documents.remove(document_id)
 

@@ -216,6 +216,7 @@ class SessionService:
             memory=Remote(self._handles.memory),
             frontier=Remote(self._handles.frontier),
             search=_Search(searcher),
+            documents=Remote(self._handles.documents) if "documents" in self._request.sources else None,
         )
 
     async def run_single_pass(self) -> SessionOutcome:

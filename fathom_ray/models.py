@@ -21,6 +21,7 @@ JsonValue: TypeAlias = "str | int | float | bool | list[JsonValue] | dict[str, J
 GOAL_MIN_CHARS = 5
 GOAL_MAX_CHARS = 2_000
 MAX_SEEDS = 20
+SOURCES = ("web", "documents")
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +35,7 @@ class ResearchRequest:
     n: int | None = None
     time_budget_s: float | None = None
     token_budget: int | None = None
+    sources: tuple[str, ...] = ("web",)  # where pages come from: the web, the user's documents, both
 
     def __post_init__(self) -> None:
         goal = self.goal.strip()
@@ -49,6 +51,12 @@ class ResearchRequest:
             object.__setattr__(self, "seeds", tuple(canonicalize(url) for url in self.seeds))
         except InvalidURLError as e:
             raise InvalidRequestError("seeds", f"{e.url!r}: {e.reason}") from e
+        sources = tuple(dict.fromkeys(self.sources))
+        if not sources or not set(sources) <= set(SOURCES):
+            raise InvalidRequestError(
+                "sources", f"one or more of {', '.join(SOURCES)}, got {list(self.sources)}"
+            )
+        object.__setattr__(self, "sources", sources)
         for name in ("max_pages", "n", "time_budget_s", "token_budget"):
             value = getattr(self, name)
             if value is not None and value < 1:
@@ -89,6 +97,7 @@ class CandidateOrigin(enum.StrEnum):
     SEARCH = "search"
     LINK = "link"
     MEMORY = "memory"
+    DOCUMENT = "document"  # a chunk of the user's documents (doc://ID#chunk)
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,7 @@ import numpy as np
 
 from fathom_ray import report
 from fathom_ray.bm25 import match_scores
+from fathom_ray.documents.models import DocumentHit
 from fathom_ray.errors import InvalidURLError, SearchError, SessionError
 from fathom_ray.frontier import FAILED, FETCHED, rank_and_sample
 from fathom_ray.llm import answers
@@ -45,7 +46,7 @@ from fathom_ray.ranking import rrf_fuse_scores
 from fathom_ray.session_events import EventLog
 from fathom_ray.session_state import CANCELLED, COMPLETE, RUNNING, PageRecord, SessionState
 from fathom_ray.settings import ResearchSettings
-from fathom_ray.urls import canonicalize, domain_of
+from fathom_ray.urls import canonicalize, document_chunk, domain_of
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -88,6 +89,13 @@ class FrontierCalls(Protocol):
     async def checkpoint(self, session_id: str) -> None: ...
 
 
+class DocumentCalls(Protocol):
+    async def search(
+        self, query: str, vector: Sequence[float], limit: int, mode: str = "hybrid"
+    ) -> list[DocumentHit]: ...
+    async def chunk(self, document_id: str, index: int) -> DocumentHit | None: ...
+
+
 class SearchCalls(Protocol):
     async def search(self, queries: Sequence[str], limit: int) -> list[SearchResult]: ...
 
@@ -101,6 +109,7 @@ class Services:
     memory: MemoryCalls
     frontier: FrontierCalls
     search: SearchCalls
+    documents: DocumentCalls | None = None  # the user's documents, for sessions that research them
 
 
 class ResearchSession:
@@ -218,21 +227,43 @@ class ResearchSession:
             return 0
         self.events.emit(EventType.SEARCHING, {"queries": list(fresh)})
         self.state.queries_done += fresh
-        try:
-            results = await self._s.search.search(fresh, self._results_per_query)
-        except SearchError as e:
-            logger.warning("search failed: %s", e, extra={"session_id": self.state.session_id})
-            self._search_error = e
-            return 0
+        found = await self._search_documents(fresh)
+        results: list[SearchResult] = []
+        if "web" in self.state.request.sources:
+            try:
+                results = await self._s.search.search(fresh, self._results_per_query)
+            except SearchError as e:
+                logger.warning("search failed: %s", e, extra={"session_id": self.state.session_id})
+                self._search_error = e
+                return await self._s.frontier.add(self.state.session_id, found) if found else 0
         for query in fresh:
             self._found[query] = [r for r in results if r.query == query]
         candidates = [
             Candidate(r.url, CandidateOrigin.SEARCH, r.title, r.snippet, r.query, r.rank) for r in results
         ]
-        return await self._s.frontier.add(self.state.session_id, candidates)
+        return await self._s.frontier.add(self.state.session_id, [*found, *candidates])
+
+    async def _search_documents(self, queries: Sequence[str]) -> list[Candidate]:
+        """The user's document chunks for ``queries`` (hybrid search), when the session asks for them."""
+        documents = self._s.documents
+        if "documents" not in self.state.request.sources or documents is None or not queries:
+            return []
+        vectors = await self._s.embedder.embed(list(queries))
+        found: list[Candidate] = []
+        for query, vector in zip(queries, vectors, strict=True):
+            hits = await documents.search(query, vector, self._results_per_query)
+            for rank, hit in enumerate(hits, start=1):
+                heading = f" / {hit.chunk.heading}" if hit.chunk.heading else ""
+                title, snippet = f"{hit.title}{heading}", " ".join(hit.chunk.text.split())[:300]
+                found.append(
+                    Candidate(hit.chunk.source, CandidateOrigin.DOCUMENT, title, snippet, query, rank)
+                )
+        return found
 
     async def _suggest_from_memory(self, limit: int) -> None:
         """Offer remembered pages related to the goal that the frontier has not seen yet."""
+        if "web" not in self.state.request.sources:
+            return  # memory remembers web pages: a session on documents alone takes none
         vector = (await self._topics())[0]
         known = await self._s.frontier.known(self.state.session_id)  # fetched pages included
         suggestions = await self._s.memory.suggest(vector, limit, known)
@@ -385,21 +416,33 @@ class ResearchSession:
     async def _visit(self, candidate: Candidate, preview_first: bool) -> int:
         """Fetch, extract and analyse one page; returns the number of facts kept."""
         sid, url = self.state.session_id, candidate.url
-        if preview_first:
-            preview = await self._s.browser.preview(url)
-            if not preview.usable:
-                return await self._failed(url, f"preview: {preview.status.value} {preview.error}".strip())
-        await self._honour_crawl_delay(url)
-        await asyncio.sleep(await self._s.frontier.reserve(url))
-        if self._pages_left() <= 0 or self._out_of_time():
-            return 0
-        result = await self._s.browser.fetch(url)
-        if not result.ok:
-            return await self._failed(url, f"{result.status.value}: {result.error}")
-        page = await self._s.extractor.extract(result)
-        page = ExtractedPage(url, page.title, page.text, page.links, page.metadata, page.method)
+        document = document_chunk(url)
+        if document is not None:
+            if self._pages_left() <= 0 or self._out_of_time():
+                return 0
+            hit = await self._s.documents.chunk(*document) if self._s.documents is not None else None
+            if hit is None:
+                return await self._failed(url, "document chunk not found (removed?)")
+            heading = f" / {hit.chunk.heading}" if hit.chunk.heading else ""
+            page = ExtractedPage(url, f"{hit.title}{heading}", hit.chunk.text, method="document")
+            final_url = url
+        else:
+            if preview_first:
+                preview = await self._s.browser.preview(url)
+                if not preview.usable:
+                    return await self._failed(url, f"preview: {preview.status.value} {preview.error}".strip())
+            await self._honour_crawl_delay(url)
+            await asyncio.sleep(await self._s.frontier.reserve(url))
+            if self._pages_left() <= 0 or self._out_of_time():
+                return 0
+            result = await self._s.browser.fetch(url)
+            if not result.ok:
+                return await self._failed(url, f"{result.status.value}: {result.error}")
+            page = await self._s.extractor.extract(result)
+            page = ExtractedPage(url, page.title, page.text, page.links, page.metadata, page.method)
+            final_url = result.final_url or url
         await self._s.frontier.mark(sid, url, FETCHED)
-        self.state.pages.append(PageRecord(url, result.final_url or url, "ok", page.title, page.text))
+        self.state.pages.append(PageRecord(url, final_url, "ok", page.title, page.text))
         judged = self._account(
             await self._s.judge.analyse_page(self._goal, self.state.checklist, self.state.ledger.facts, page)
         )
@@ -428,9 +471,12 @@ class ResearchSession:
                     "summary": analysis.summary,
                 },
             )
-        vector = (await self._s.embedder.embed([f"{page.title} {page.text[:1000]}"]))[0]
-        signal = (analysis.page_quality + (1.0 if kept else 0.0)) / 2
-        await self._s.memory.record_page(url, title=page.title, vector=vector, signal=signal, facts=len(kept))
+        if document is None:  # source memory is the web's: a user's document is not suggested to others
+            vector = (await self._s.embedder.embed([f"{page.title} {page.text[:1000]}"]))[0]
+            signal = (analysis.page_quality + (1.0 if kept else 0.0)) / 2
+            await self._s.memory.record_page(
+                url, title=page.title, vector=vector, signal=signal, facts=len(kept)
+            )
         return len(kept)
 
     async def _honour_crawl_delay(self, url: str) -> None:

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit, urlunsplit
 from fathom_ray.errors import InvalidURLError
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
+_DOCUMENT_CHUNK = re.compile(r"^doc://([0-9a-f]{12})#(\d+)$", re.I)
 _UNRESERVED = frozenset(string.ascii_letters + string.digits + "-._~")
 _SUB_DELIMS = "!$'()*,;"
 _PATH_SAFE = frozenset(_UNRESERVED | set(_SUB_DELIMS + "&=+:@/"))
@@ -101,8 +102,17 @@ def _canonical_query(query: str) -> str:
     return "&".join(f"{key}={value}" if value else key for key, value in pairs)
 
 
+def document_chunk(url: str) -> tuple[str, int] | None:
+    """(document id, chunk index) of a ``doc://ID#chunk`` source, or None for any other URL."""
+    found = _DOCUMENT_CHUNK.match(url.strip())
+    return (found.group(1).lower(), int(found.group(2))) if found else None
+
+
 def canonicalize(url: str) -> str:
-    """The canonical form of an absolute http(s) URL; ``InvalidURLError`` otherwise."""
+    """The canonical form of an absolute http(s) URL, or of a document chunk's ``doc://ID#chunk``;
+    ``InvalidURLError`` otherwise."""
+    if (chunk := document_chunk(url)) is not None:
+        return f"doc://{chunk[0]}#{chunk[1]}"
     try:
         parts = urlsplit(url.strip())
         port = parts.port

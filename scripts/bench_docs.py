@@ -267,6 +267,9 @@ def main() -> None:
         "corpus's chunks and vectors repeated; search p50 / p95 over the questions, 8 results):",
         "",
         *table(["chunks", "store", "chunks stored/s", "search p50 ms", "search p95 ms"], scale_rows),
+        "",
+        "Qdrant's local mode is pure Python (it warns above 20,000 points): the embedded store is for a "
+        "laptop's documents; at scale a Qdrant server (`FATHOM_QDRANT__URL`) serves the same calls.",
     ]
     write_section(
         "docs",

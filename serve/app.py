@@ -36,12 +36,22 @@ SESSION_HEADER = "X-Session-Id"  # on a stream answered by POST: the id to GET o
 STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "Connection": "keep-alive"}
 
 
+Source = Literal["web", "documents"]
+
+
+def _web_only() -> list[Source]:
+    return ["web"]
+
+
 class ResearchBody(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     goal: str = Field(min_length=GOAL_MIN_CHARS, max_length=GOAL_MAX_CHARS)
     depth: Depth = DEFAULT_DEPTH  # type: ignore[assignment]
     seeds: list[AnyHttpUrl] = Field(default_factory=list, max_length=MAX_SEEDS)
+    sources: list[Source] = Field(
+        default_factory=_web_only, min_length=1, description="where pages come from"
+    )
     max_pages: int | None = Field(default=None, ge=1)
     n: int | None = Field(default=None, ge=1)  # accepted for the original service's clients; unused
     keep_running: bool = Field(
@@ -94,7 +104,12 @@ def build_app(
     async def start(body: ResearchBody, accept: Annotated[str, Header()] = "") -> Started | StreamingResponse:
         try:
             request = ResearchRequest(
-                body.goal, body.depth, tuple(str(s) for s in body.seeds), body.max_pages, body.n
+                body.goal,
+                body.depth,
+                tuple(str(s) for s in body.seeds),
+                body.max_pages,
+                body.n,
+                sources=tuple(body.sources),
             )
         except FathomError as e:
             raise HTTPException(422, str(e)) from e

@@ -132,6 +132,11 @@ class QdrantDocumentStore:
         self._drop(document_id)
         return True
 
+    def chunk(self, document_id: str, index: int) -> DocumentHit | None:
+        """One chunk by its document and index (a research session reads ``doc://ID#chunk`` so)."""
+        found = self.client.retrieve(self._chunks, [_point_id(f"{document_id}#{index}")], with_payload=True)
+        return _hit(found[0].payload, 1.0) if found and found[0].payload else None
+
     def chunk_count(self, document_id: str | None = None) -> int:
         flt = _of_document(document_id) if document_id is not None else None
         return int(self.client.count(self._chunks, count_filter=flt, exact=True).count)

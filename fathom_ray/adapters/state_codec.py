@@ -36,6 +36,7 @@ def state_from_json(data: dict[str, Any]) -> SessionState:
             n=request["n"],
             time_budget_s=request.get("time_budget_s"),
             token_budget=request.get("token_budget"),
+            sources=tuple(request.get("sources", ["web"])),
         ),
         status=SessionStatus(data["status"]),
         round=data["round"],

@@ -129,6 +129,10 @@ def research(  # noqa: PLR0917 (one parameter per command-line option)
     token_budget: Annotated[
         int | None, typer.Option(min=1, help="Start no round after this many LLM tokens.")
     ] = None,
+    docs: Annotated[
+        bool, typer.Option("--docs", help="Research your documents (fathom docs add) beside the web.")
+    ] = False,
+    docs_only: Annotated[bool, typer.Option("--docs-only", help="Research your documents alone.")] = False,
 ) -> None:
     """Research a goal and write a cited report (report.md) and every fact with its evidence (result.json)."""
     settings = _settings()
@@ -140,6 +144,7 @@ def research(  # noqa: PLR0917 (one parameter per command-line option)
             max_pages,
             time_budget_s=time_budget,
             token_budget=token_budget,
+            sources=("documents",) if docs_only else ("web", "documents") if docs else ("web",),
         )
     except FathomError as e:
         _fail(e)

@@ -42,6 +42,9 @@ class Documents:
     ) -> list[DocumentHit]:
         return await asyncio.to_thread(self._store.search, query, list(vector), limit, mode)
 
+    async def chunk(self, document_id: str, index: int) -> DocumentHit | None:
+        return await asyncio.to_thread(self._store.chunk, document_id, index)
+
     async def list_documents(self) -> list[Document]:
         return await asyncio.to_thread(self._store.documents)
 

@@ -92,3 +92,40 @@ def test_eval_both_methods_with_the_real_engine(tmp_path: Path) -> None:
         assert metrics["answer_match"]["mean"] == float(row["answer_match"])
     assert (out / "report.md").read_text().startswith("# fathom eval")
     assert (out / "plot_stages.png").exists()
+
+
+def test_research_on_your_documents_cites_document_chunks(tmp_path: Path) -> None:
+    """`fathom docs add`, then `fathom research --docs-only`: facts cite doc://ID#chunk sources whose
+    text holds their evidence, and the web is not searched."""
+    fathom = Path(sys.executable).with_name("fathom")
+    env = {**os.environ, "FATHOM_DATA_DIR": str(tmp_path / "data")}
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "journal.md").write_text(
+        "# Journal modes\n\nSQLite added WAL mode in version 3.7.0.\n\n"
+        "The default checkpoint style is PASSIVE.\n"
+    )
+    (notes / "garden.txt").write_text("Tomatoes need full sun and regular watering through the summer.")
+    added = subprocess.run(
+        [str(fathom), "docs", "add", str(notes)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert added.returncode == 0, added.stdout + added.stderr
+    out = tmp_path / "out"
+    goal = "Which SQLite version added WAL mode?"
+    command = [str(fathom), "research", goal, "--docs-only", "--depth", "quick", "--out", str(out)]
+    run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900, check=False)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    result = json.loads((out / "result.json").read_text())
+    assert result["pages"]
+    assert all(p["url"].startswith("doc://") for p in result["pages"])  # the documents alone
+    assert result["facts"]
+    texts = {p["url"]: p["text"] for p in result["pages"]}
+    for fact in result["facts"]:
+        assert fact["source_url"].startswith("doc://")
+        assert evidence_in(fact["evidence"], texts[fact["source_url"]])
+    assert any("3.7.0" in f["evidence"] for f in result["facts"])

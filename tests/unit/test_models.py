@@ -56,3 +56,11 @@ def test_usage_adds_and_keeps_unknown_cost_unknown() -> None:
     total = priced + unpriced
     assert (total.calls, total.total_tokens, total.cost_usd) == (3, 135, 0.01)
     assert (unpriced + unpriced).cost_usd is None
+
+
+def test_a_request_names_its_sources() -> None:
+    assert ResearchRequest("a goal here").sources == ("web",)
+    assert ResearchRequest("a goal here", sources=("documents", "web", "web")).sources == ("documents", "web")
+    for bad in ((), ("intranet",)):
+        with pytest.raises(InvalidRequestError, match="sources"):
+            ResearchRequest("a goal here", sources=bad)

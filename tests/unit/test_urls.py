@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fathom_ray.errors import InvalidURLError
-from fathom_ray.urls import canonicalize, domain_of
+from fathom_ray.urls import canonicalize, document_chunk, domain_of
 
 path_pieces = st.lists(
     st.sampled_from([*list("abcXYZ019-._~!$&'()*+,;=:@/%?#é "), "%2e", "%7E", "%2F", "%zz", "..", "%C3%A9"]),
@@ -89,3 +89,12 @@ def test_canonicalize_rejects_what_it_cannot_fetch(url: str, reason: str) -> Non
 def test_domain_of() -> None:
     assert domain_of("https://WWW.Python.org:443/3/") == "python.org"
     assert domain_of("http://docs.python.test/3.11/") == "docs.python.test"
+
+
+def test_a_document_chunk_source_is_its_own_canonical_form() -> None:
+    assert canonicalize("DOC://0FB8A4EC213D#3") == "doc://0fb8a4ec213d#3"
+    assert document_chunk("doc://0fb8a4ec213d#12") == ("0fb8a4ec213d", 12)
+    assert document_chunk("http://doc.test/#3") is None
+    assert domain_of("doc://0fb8a4ec213d#3") == "0fb8a4ec213d"  # productivity per document
+    with pytest.raises(InvalidURLError):
+        canonicalize("doc://not-an-id#x")
