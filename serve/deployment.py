@@ -13,6 +13,7 @@ from ray.serve import Application
 
 from actors.engine import Engine, start_engine
 from actors.session import Remote, RemoteJudge
+from fathom_ray.documents.conversations import Conversations
 from fathom_ray.network import NetworkMap
 from fathom_ray.settings import load_settings
 from serve.app import build_app
@@ -35,6 +36,7 @@ class FathomApi:
             Remote(handles.embedder),
             RemoteJudge(handles.judge),
             settings.docs.max_bytes,
+            Conversations(settings.data_dir / "conversations"),
         )
         sessions = RaySessionManager(self._engine, settings.api.max_sessions)
         return build_app(sessions, settings.api, documents=documents)

@@ -19,6 +19,7 @@ from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from fathom_ray.documents.ask import MAX_QUESTION_CHARS, AskResult, ask, passage_record
+from fathom_ray.documents.conversations import Conversations, Turn
 from fathom_ray.documents.models import AddOutcome, Document, DocumentHit
 from fathom_ray.errors import FathomError
 from fathom_ray.ports import Embedder, JudgePort
@@ -43,6 +44,7 @@ class DocumentsApi:
     embedder: Embedder
     judge: JudgePort
     max_bytes: int
+    conversations: Conversations | None = None  # where a conversation's last turns are kept
 
 
 class AskBody(BaseModel):
@@ -50,6 +52,9 @@ class AskBody(BaseModel):
 
     question: str = Field(min_length=1, max_length=MAX_QUESTION_CHARS)
     reflect: bool = True
+    conversation_id: str | None = Field(
+        default=None, pattern=r"^[A-Za-z0-9_-]{1,64}$", description="ask within a conversation (last 6 turns)"
+    )
 
 
 def document_record(document: Document) -> dict[str, Any]:
@@ -89,6 +94,7 @@ def answer_record(result: AskResult) -> dict[str, Any]:
             "cost_usd": result.usage.cost_usd,
         },
         "judge_failure": result.judge_failure,
+        "asked_as": result.asked_as,
     }
 
 
@@ -131,10 +137,17 @@ def add_document_routes(app: FastAPI, api: DocumentsApi, guarded: list[Any]) -> 
                 _stream(api, body), media_type="text/event-stream", headers=STREAM_HEADERS
             )
         try:
-            result = await ask(body.question, api.store, api.embedder, api.judge, reflect=body.reflect)
+            result = await ask(
+                body.question,
+                api.store,
+                api.embedder,
+                api.judge,
+                reflect=body.reflect,
+                history=_history(api, body),
+            )
         except FathomError as e:
             raise HTTPException(422, str(e)) from e
-        record = answer_record(result)
+        record = _remember(api, body, result)
         logger.info(json.dumps({k: v for k, v in record.items() if k != "passages"}))
         return record
 
@@ -161,6 +174,7 @@ async def _stream(api: DocumentsApi, body: AskBody) -> AsyncIterator[bytes]:
             api.judge,
             reflect=body.reflect,
             on_stage=lambda stage, data: queue.put_nowait((stage, data)),
+            history=_history(api, body),
         )
     )
     seq = 0
@@ -178,14 +192,29 @@ async def _stream(api: DocumentsApi, body: AskBody) -> AsyncIterator[bytes]:
             logger.warning("ask failed: %s", e)
             yield _event("error", seq + 1, {"status": "failed", "detail": str(e)})
             return
-        record = answer_record(result)
-        logger.info(json.dumps({k: v for k, v in record.items() if k != "passages"}))
+        record = _remember(api, body, result)
         yield _event("answer", seq + 1, {k: record[k] for k in ("answer", "citations")})
         yield _event(
             "complete", seq + 2, {k: v for k, v in record.items() if k not in ("answer", "citations")}
         )
     finally:
         task.cancel()
+
+
+def _history(api: DocumentsApi, body: AskBody) -> list[str]:
+    if api.conversations is None or body.conversation_id is None:
+        return []
+    return [turn.question for turn in api.conversations.turns(body.conversation_id)]
+
+
+def _remember(api: DocumentsApi, body: AskBody, result: AskResult) -> dict[str, Any]:
+    """The answer's record (logged as one line), its turn added to its conversation."""
+    record = answer_record(result)
+    if api.conversations is not None and body.conversation_id is not None:
+        turns = api.conversations.add(body.conversation_id, Turn(result.question, result.answer))
+        record |= {"conversation_id": body.conversation_id, "turns": len(turns)}
+    logger.info(json.dumps({k: v for k, v in record.items() if k != "passages"}))
+    return record
 
 
 def _event(kind: str, seq: int, data: dict[str, Any]) -> bytes:

@@ -20,6 +20,7 @@ from rich.table import Table
 from fathom_ray.adapters.llm_backends import ThreadedEmbedder, build_judge
 from fathom_ray.adapters.qdrant_documents import MODES, open_document_store
 from fathom_ray.documents.ask import AskResult, ask
+from fathom_ray.documents.conversations import Conversations, Turn
 from fathom_ray.documents.ingest import add_paths
 from fathom_ray.documents.models import AddOutcome
 from fathom_ray.documents.service import Documents
@@ -134,9 +135,17 @@ def ask_command(
     question: Annotated[str, typer.Argument(help="A question (up to 1,000 characters).")],
     reflect: Annotated[bool, typer.Option(help="One follow-up search for names no passage holds.")] = True,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
+    conversation: Annotated[
+        str | None, typer.Option(help="Ask within a conversation (its last 6 turns are kept).")
+    ] = None,
 ) -> None:
     """Answer a question from your documents, every claim citing a numbered passage."""
     settings = _settings()
+    conversations = Conversations(settings.data_dir / "conversations")
+    try:
+        history = [t.question for t in conversations.turns(conversation)] if conversation else []
+    except InvalidRequestError as e:
+        _fail(e)
     store = open_store(settings)
     try:
         if not store.documents():
@@ -145,12 +154,14 @@ def ask_command(
         asyncio.run(judge.start())
         embedder = ThreadedEmbedder(settings.embedder)
         documents = Documents(store, embedder, settings.docs, settings.data_dir / "uploads")
-        result = asyncio.run(ask(question, documents, embedder, judge, reflect=reflect))
+        result = asyncio.run(ask(question, documents, embedder, judge, reflect=reflect, history=history))
         asyncio.run(judge.close())
     except InvalidRequestError as e:
         _fail(e)
     finally:
         store.close()
+    if conversation:
+        conversations.add(conversation, Turn(result.question, result.answer))
     logger.info(json.dumps(trace_record(result)))
     if json_out:
         console.print_json(json.dumps(trace_record(result) | {"answer": result.answer}))
@@ -172,6 +183,7 @@ def trace_record(result: AskResult) -> dict[str, object]:
         "passages": [p.chunk.source for p in result.passages],
         "citations": [{"passage": c.number, "evidence": c.evidence} for c in result.citations],
         "judge_failure": result.judge_failure,
+        "asked_as": result.asked_as,
     }
 
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from fathom_ray.documents.models import DocumentHit
 from fathom_ray.errors import InvalidRequestError
-from fathom_ray.evidence.decompose import decompose
+from fathom_ray.evidence.decompose import decompose, standalone
 from fathom_ray.evidence.passages import Question, SentenceIndex, score_sentences
 from fathom_ray.evidence.queries import identifiers
 from fathom_ray.evidence.sentences import split_sentences
@@ -65,6 +65,7 @@ class AskResult:
     stages_s: dict[str, float] = field(default_factory=dict)
     usage: Usage = field(default_factory=Usage)
     judge_failure: str = ""
+    asked_as: str = ""  # the question as searched: with an earlier turn's subject when it leaned on one
 
 
 StageHook = Callable[[str, dict[str, Any]], None]
@@ -167,17 +168,21 @@ async def ask(
     reflect: bool = True,
     use_plan: bool = True,
     on_stage: StageHook | None = None,
+    history: Sequence[str] = (),
 ) -> AskResult:
-    """Answer ``question`` from the documents in ``store``, citing numbered passages."""
+    """Answer ``question`` from the documents in ``store``, citing numbered passages. ``history``
+    holds the conversation's earlier questions: a question that leans on them ("when was it
+    released?") is searched and answered with their subject carried in."""
     question = check_question(question)
+    asked = standalone(question, list(history)) if history else question
     trace_id = uuid.uuid4().hex[:16]
     found = await retrieve(
-        question, store, embedder, rerank=rerank, reflect=reflect, use_plan=use_plan, on_stage=on_stage
+        asked, store, embedder, rerank=rerank, reflect=reflect, use_plan=use_plan, on_stage=on_stage
     )
     if on_stage is not None:
         on_stage("passages", {"passages": [passage_record(n, p) for n, p in enumerate(found.passages, 1)]})
     clock = time.monotonic()
-    answer, citations, usage, failure = await _answer(question, found.passages, judge)
+    answer, citations, usage, failure = await _answer(asked, found.passages, judge)
     stages = {**found.stages_s, "answer": time.monotonic() - clock}
     return AskResult(
         trace_id,
@@ -190,6 +195,7 @@ async def ask(
         {k: round(v, 4) for k, v in stages.items()},
         usage,
         failure,
+        asked,
     )
 
 

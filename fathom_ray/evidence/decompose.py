@@ -47,7 +47,7 @@ def decompose(goal: str, count: int) -> list[str]:
     items = [goal]
     before = list(statements)
     for part in questions:
-        items.append(_standalone(part, before))
+        items.append(standalone(part, before))
         before.append(part)
     return list(dict.fromkeys(items))[: max(count, 1)]
 
@@ -56,7 +56,7 @@ def _is_question(part: str) -> bool:
     return part.endswith("?") or bool(_QUESTION_START.search(part))
 
 
-def _standalone(part: str, before: list[str]) -> str:
+def standalone(part: str, before: list[str]) -> str:
     """``part`` as a question, with the subject of what came before when it leans on it."""
     question = part if part.endswith("?") else f"{part.rstrip('.')}?"
     question = question[0].upper() + question[1:]

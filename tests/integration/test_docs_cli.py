@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
+from fathom_ray.adapters.qdrant_documents import open_document_store
 from fathom_ray.cli import app
+from fathom_ray.settings import load_settings
 
 pytestmark = pytest.mark.integration
 runner = CliRunner()
@@ -84,3 +90,45 @@ def test_ask_answers_with_cited_passages_and_a_trace(tmp_path: Path, monkeypatch
     too_long = runner.invoke(app, ["ask", "x" * 1001])
     assert too_long.exit_code == 2
     assert "question: is 1001 characters" in too_long.output
+
+
+def test_killing_an_ingestion_leaves_nothing_half_ingested(tmp_path: Path) -> None:
+    """`fathom docs add` killed (SIGKILL) while it works: the store holds whole documents only, and
+    adding the folder again completes it."""
+    data = tmp_path / "data"
+    folder = tmp_path / "many"
+    folder.mkdir()
+    paragraph = "The write-ahead log keeps readers and the writer apart while a transaction commits. " * 4
+    for n in range(24):
+        (folder / f"doc{n:02d}.md").write_text(f"# Document {n}\n\n" + "\n\n".join([paragraph] * 12))
+    fathom = Path(sys.executable).with_name("fathom")
+    env = {**os.environ, "FATHOM_DATA_DIR": str(data)}
+    with subprocess.Popen(
+        [str(fathom), "docs", "add", str(folder)], env=env, stdout=subprocess.DEVNULL
+    ) as run:
+        try:
+            run.wait(timeout=6)
+        except subprocess.TimeoutExpired:
+            run.send_signal(signal.SIGKILL)
+            run.wait(timeout=30)
+    store = open_document_store(load_settings(data_dir=data))
+    try:
+        kept = store.documents()
+        assert store.chunk_count() == sum(d.chunks for d in kept)  # no chunk without its whole document
+    finally:
+        store.close()
+    again = subprocess.run(
+        [str(fathom), "docs", "add", str(folder)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert again.returncode == 0, again.stdout + again.stderr
+    store = open_document_store(load_settings(data_dir=data))
+    try:
+        assert len(store.documents()) == 24
+        assert store.chunk_count() == sum(d.chunks for d in store.documents())
+    finally:
+        store.close()

@@ -15,6 +15,7 @@ from pydantic import SecretStr
 from fathom_ray.adapters.llm_backends import ThreadedEmbedder
 from fathom_ray.adapters.qdrant_documents import QdrantDocumentStore
 from fathom_ray.client import ResearchClient
+from fathom_ray.documents.conversations import Conversations
 from fathom_ray.documents.service import Documents
 from fathom_ray.errors import FathomError
 from fathom_ray.evidence.judge import EvidenceJudge
@@ -37,7 +38,10 @@ def client(tmp_path: Path, embedder: ThreadedEmbedder) -> Iterator[TestClient]:
     store = QdrantDocumentStore(QdrantSettings(), tmp_path / "qdrant", 384, "api_test")
     store.start()
     documents = Documents(store, embedder, DocsSettings(max_bytes=10_000), tmp_path / "uploads")
-    api = DocumentsApi(documents, embedder, EvidenceJudge(embedder), max_bytes=10_000)
+    conversations = Conversations(tmp_path / "conversations")
+    api = DocumentsApi(
+        documents, embedder, EvidenceJudge(embedder), max_bytes=10_000, conversations=conversations
+    )
     app = build_app(FakeSessions(), ApiSettings(token=SecretStr("s3cret")), documents=api)
     with TestClient(app, headers={"Authorization": "Bearer s3cret"}) as test_client:
         yield test_client
@@ -99,6 +103,22 @@ def test_upload_list_ask_and_delete(client: TestClient) -> None:
     assert client.delete(f"/documents/{document_id}").json() == {"id": document_id, "status": "removed"}
     assert client.delete(f"/documents/{document_id}").status_code == 404
     assert client.get("/documents").json() == []
+
+
+def test_a_follow_up_question_carries_the_subject_of_its_conversation(client: TestClient) -> None:
+    client.post("/documents", files=[("files", ("wal.md", WAL, "text/markdown"))])
+    first = client.post(
+        "/ask", json={"question": "Which SQLite version added WAL mode?", "conversation_id": "c-1"}
+    )
+    assert first.json()["turns"] == 1
+    follow = client.post("/ask", json={"question": "What moves it back?", "conversation_id": "c-1"}).json()
+    assert follow["turns"] == 2
+    assert follow["asked_as"].startswith("What moves it back (")  # leaned on the first turn: its subject
+    assert "WAL" in follow["asked_as"]
+    alone = client.post("/ask", json={"question": "What moves it back?"}).json()
+    assert alone["asked_as"] == "What moves it back?"
+    bad = client.post("/ask", json={"question": "x?", "conversation_id": "../etc"})
+    assert bad.status_code == 422
 
 
 def test_bad_requests_are_clear(client: TestClient) -> None:

@@ -10,11 +10,12 @@ from pypdf import PdfWriter
 
 from fathom_ray.documents.ask import evidence, hop_query, missing_query
 from fathom_ray.documents.chunking import chunk_document
+from fathom_ray.documents.conversations import Conversations, Turn
 from fathom_ray.documents.ingest import document_id, embedding_text, flags_of
 from fathom_ray.documents.models import Chunk, DocumentHit
 from fathom_ray.documents.reading import DocumentText, files_under, read_document
 from fathom_ray.documents.sparse import document_vector, query_vector, term_index
-from fathom_ray.errors import DocumentError
+from fathom_ray.errors import DocumentError, InvalidRequestError
 
 SENTENCE = "The write-ahead log keeps readers and the writer apart while a transaction commits."
 
@@ -163,3 +164,16 @@ def test_the_hop_query_names_what_the_other_parts_found() -> None:
 def test_evidence_takes_each_search_in_turn_without_repeats() -> None:
     a, b, c = hit("a", "x"), hit("b", "y"), hit("c", "z")
     assert [h.chunk.text for h in evidence([[a, b], [a, c]])] == ["a", "b", "c"]
+
+
+def test_a_conversation_keeps_its_last_turns(tmp_path: Path) -> None:
+    conversations = Conversations(tmp_path / "conversations")
+    assert conversations.turns("c1") == []
+    for n in range(8):
+        turns = conversations.add("c1", Turn(f"question {n}?", f"answer {n}"))
+    assert [t.question for t in turns] == [f"question {n}?" for n in range(2, 8)]  # the last 6
+    assert conversations.turns("c1") == turns
+    (tmp_path / "conversations" / "c2.json").write_text("{broken")
+    assert conversations.turns("c2") == []  # a damaged file starts the conversation afresh
+    with pytest.raises(InvalidRequestError, match="conversation_id"):
+        conversations.turns("../etc/passwd")
