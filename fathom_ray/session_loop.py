@@ -23,7 +23,7 @@ import numpy as np
 from fathom_ray import report
 from fathom_ray.bm25 import match_scores
 from fathom_ray.documents.models import DocumentHit
-from fathom_ray.errors import InvalidURLError, SearchError, SessionError
+from fathom_ray.errors import SearchError, SessionError
 from fathom_ray.frontier import FAILED, FETCHED, rank_and_sample
 from fathom_ray.llm import answers
 from fathom_ray.llm.judge import Judged, JudgeInfo
@@ -42,22 +42,14 @@ from fathom_ray.models import (
 )
 from fathom_ray.ports import Embedder, JudgePort
 from fathom_ray.presets import Preset
-from fathom_ray.ranking import rrf_fuse_scores
 from fathom_ray.session_events import EventLog
 from fathom_ray.session_state import CANCELLED, COMPLETE, RUNNING, PageRecord, SessionState
 from fathom_ray.settings import ResearchSettings
-from fathom_ray.urls import canonicalize, document_chunk, domain_of
+from fathom_ray.urls import document_chunk, domain_of
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 EXPLORING_PAGES = 30  # the `standard` preset's page budget
-
-
-def _canonical(url: str) -> str:
-    try:
-        return canonicalize(url)
-    except InvalidURLError:
-        return url
 
 
 class BrowserCalls(Protocol):
@@ -137,8 +129,7 @@ class ResearchSession:
         self._search_error: SearchError | None = None
         self._delays_known: set[str] = set()
         self._work: asyncio.Future[Any] | None = None
-        self._leads: list[str] = []  # the queries of the latest discovery, whose best results lead
-        self._found: dict[str, list[SearchResult]] = {}  # each query's results, as the engine ranked them
+        self._leads: list[str] = []  # the queries of the latest discovery, whose first results lead
         self._discovered: list[str] = []  # the queries of the latest discovery, for the next ranks too
         digest = hashlib.sha1(state.session_id.encode(), usedforsecurity=False).hexdigest()
         self._seed = settings.seed if settings.seed is not None else int(digest[:8], 16)
@@ -236,8 +227,6 @@ class ResearchSession:
                 logger.warning("search failed: %s", e, extra={"session_id": self.state.session_id})
                 self._search_error = e
                 return await self._s.frontier.add(self.state.session_id, found) if found else 0
-        for query in fresh:
-            self._found[query] = [r for r in results if r.query == query]
         candidates = [
             Candidate(r.url, CandidateOrigin.SEARCH, r.title, r.snippet, r.query, r.rank) for r in results
         ]
@@ -347,7 +336,9 @@ class ResearchSession:
         lexical = match_scores(texts, foci)
         relevance = {u: max(row[i] for row in lexical) for i, u in enumerate(urls)}
         qualities = await self._s.memory.domain_qualities(sorted({domain_of(u) for u in urls}))
-        leads = await self._best_results(self._leads, set(urls))
+        # The newest discovery queries say what the open questions need now (the multi-hop step):
+        # the first result of each is taken before the ranking fills the rest of the batch.
+        leads = [c.url for c in pending if c.rank == 1 and c.query in self._leads]
         self._leads = []
         batch = rank_and_sample(
             pending,
@@ -370,30 +361,6 @@ class ResearchSession:
             },
         )
         return batch
-
-    async def _best_results(self, queries: Sequence[str], pending: set[str]) -> list[str]:
-        """The leads: per query of the latest discovery (what the open questions need now, the
-        multi-hop step), the pending result that RRF of its rank, the BM25 match of its title and
-        snippet to the query and their similarity to it ranks best. They are taken before the
-        ranking fills the rest of the batch; a search engine's first result is not always the page
-        whose snippet says what the query asks ("commands ... optional RETURNING clause")."""
-        leads: list[str] = []
-        for query in queries:
-            found = [r for r in self._found.get(query, []) if _canonical(r.url) in pending]
-            if not found:
-                continue
-            urls = [_canonical(r.url) for r in found]
-            texts = [f"{r.title} {r.url} {r.snippet}".strip() for r in found]
-            cosine = np.array(await self._s.embedder.embed(texts)) @ np.array(await self._vectors([query]))[0]
-            fused = rrf_fuse_scores(
-                [
-                    {u: -float(r.rank) for u, r in zip(urls, found, strict=True)},
-                    dict(zip(urls, match_scores(texts, [query])[0], strict=True)),
-                    dict(zip(urls, cosine.tolist(), strict=True)),
-                ]
-            )
-            leads.append(min(urls, key=lambda u: (-fused[u], urls.index(u))))
-        return list(dict.fromkeys(leads))
 
     def _foci(self) -> list[str]:
         """What the session still needs, which candidates are ranked by their similarity to: the open
