@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from fathom_ray.adapters.llm_backends import ThreadedEmbedder
-from fathom_ray.adapters.qdrant_documents import QdrantDocumentStore
+from fathom_ray.adapters.qdrant_documents import QdrantDocumentStore, hit_of
 from fathom_ray.bm25 import Bm25Index, IndexedDocument
 from fathom_ray.documents.ask import retrieve
 from fathom_ray.documents.ingest import add_paths
@@ -128,18 +128,10 @@ def stored_chunks(store: QdrantDocumentStore) -> list[tuple[Chunk, str, list[flo
             "bench_docs_chunks", limit=512, offset=offset, with_payload=True, with_vectors=["dense"]
         )
         for p in points:
-            payload = p.payload or {}
             vector = p.vector["dense"] if isinstance(p.vector, dict) else p.vector
-            chunk = Chunk(
-                str(payload["document_id"]),
-                int(payload["index"]),
-                str(payload["text"]),
-                str(payload["heading"]),
-                int(payload["start"]),
-                int(payload["end"]),
-            )
+            hit = hit_of(p.payload or {}, 1.0)
             numbers = [float(x) for x in vector]  # type: ignore[union-attr,arg-type]
-            chunks.append((chunk, str(payload["title"]), numbers))
+            chunks.append((hit.chunk, hit.title, numbers))
         if offset is None:
             return chunks
 

@@ -34,6 +34,7 @@ from qdrant_client.models import (
     VectorParams,
 )
 
+from fathom_ray.adapters.qdrant_memory import open_client
 from fathom_ray.documents.models import Chunk, Document, DocumentHit
 from fathom_ray.documents.sparse import document_vector, query_vector
 from fathom_ray.errors import StoreError
@@ -68,12 +69,7 @@ class QdrantDocumentStore:
         if self._client is not None:
             return
         try:
-            if self._settings.url:
-                key = self._settings.api_key.get_secret_value() if self._settings.api_key else None
-                self._client = QdrantClient(url=self._settings.url, api_key=key)
-            else:
-                self._path.mkdir(parents=True, exist_ok=True)
-                self._client = QdrantClient(path=str(self._path))
+            self._client = open_client(self._settings, self._path)
             if not self._client.collection_exists(self._chunks):
                 self._client.create_collection(
                     self._chunks,
@@ -135,7 +131,7 @@ class QdrantDocumentStore:
     def chunk(self, document_id: str, index: int) -> DocumentHit | None:
         """One chunk by its document and index (a research session reads ``doc://ID#chunk`` so)."""
         found = self.client.retrieve(self._chunks, [_point_id(f"{document_id}#{index}")], with_payload=True)
-        return _hit(found[0].payload, 1.0) if found and found[0].payload else None
+        return hit_of(found[0].payload, 1.0) if found and found[0].payload else None
 
     def chunk_count(self, document_id: str | None = None) -> int:
         flt = _of_document(document_id) if document_id is not None else None
@@ -167,7 +163,7 @@ class QdrantDocumentStore:
                 )
         except _ERRORS as e:
             raise StoreError("qdrant", str(e)) from e
-        return [_hit(p.payload, float(p.score)) for p in result.points if p.payload]
+        return [hit_of(p.payload, float(p.score)) for p in result.points if p.payload]
 
     # -- internals -----------------------------------------------------------------------------------
     def _point(self, document: Document, chunk: Chunk, vector: Sequence[float]) -> PointStruct:
@@ -233,7 +229,8 @@ def _document(payload: dict[str, Any]) -> Document:
     )
 
 
-def _hit(payload: dict[str, Any], score: float) -> DocumentHit:
+def hit_of(payload: dict[str, Any], score: float) -> DocumentHit:
+    """A stored chunk's payload as a hit."""
     chunk = Chunk(
         str(payload["document_id"]),
         int(payload["index"]),

@@ -33,6 +33,15 @@ class Suggestion:
     score: float
 
 
+def open_client(settings: QdrantSettings, path: Path) -> QdrantClient:
+    """The Qdrant server of ``settings.url``, or embedded local mode under ``path``."""
+    if settings.url:
+        key = settings.api_key.get_secret_value() if settings.api_key else None
+        return QdrantClient(url=settings.url, api_key=key)
+    path.mkdir(parents=True, exist_ok=True)
+    return QdrantClient(path=str(path))
+
+
 def _point_id(key: str) -> str:
     return str(uuid.uuid5(NAMESPACE, key))
 
@@ -50,12 +59,7 @@ class QdrantSourceMemory:
         if self._client is not None:
             return
         try:
-            if self._settings.url:
-                key = self._settings.api_key.get_secret_value() if self._settings.api_key else None
-                self._client = QdrantClient(url=self._settings.url, api_key=key)
-            else:
-                self._path.mkdir(parents=True, exist_ok=True)
-                self._client = QdrantClient(path=str(self._path))
+            self._client = open_client(self._settings, self._path)
             for name, size in ((self._pages, self._dimension), (self._domains, 1)):
                 if not self._client.collection_exists(name):
                     self._client.create_collection(

@@ -22,14 +22,14 @@ from fathom_ray.cli.choices import DEPTHS, Method, Search, Transport, Web
 from fathom_ray.cli.docs import ask_command, docs_app
 from fathom_ray.cli.doctor import run_checks
 from fathom_ray.cli.research import run_research, serve_forever
-from fathom_ray.cli.running import serve_until_interrupted
+from fathom_ray.cli.running import fail, serve_until_interrupted, settings_or_exit
 from fathom_ray.cli.web import build_index, run_search
 from fathom_ray.errors import FathomError, InvalidRequestError
 from fathom_ray.models import ResearchRequest
 from fathom_ray.network import NetworkMap, settings_for
 from fathom_ray.presets import PRESETS
 from fathom_ray.results import write_results
-from fathom_ray.settings import Settings, load_settings
+from fathom_ray.settings import Settings
 from fathom_ray.testweb.server import TestWeb
 
 MAX_FACTS_PRINTED = 12
@@ -222,15 +222,11 @@ def _stop_on(*signals: signal.Signals) -> None:
 
 
 def _settings() -> Settings:
-    try:
-        return load_settings()
-    except FathomError as e:
-        _fail(e)
+    return settings_or_exit(console)
 
 
 def _fail(error: Exception) -> NoReturn:
-    console.print(f"[red]error:[/red] {error}")
-    raise typer.Exit(code=2) from error
+    fail(console, error)
 
 
 @app.command("testweb")

@@ -19,13 +19,14 @@ from rich.table import Table
 
 from fathom_ray.adapters.llm_backends import ThreadedEmbedder, build_judge
 from fathom_ray.adapters.qdrant_documents import MODES, open_document_store
+from fathom_ray.cli.running import fail, settings_or_exit
 from fathom_ray.documents.ask import AskResult, ask
 from fathom_ray.documents.conversations import Conversations, Turn
 from fathom_ray.documents.ingest import add_paths
 from fathom_ray.documents.models import AddOutcome
 from fathom_ray.documents.service import Documents
 from fathom_ray.errors import FathomError, InvalidRequestError
-from fathom_ray.settings import Settings, load_settings
+from fathom_ray.settings import Settings
 
 logger = logging.getLogger("fathom_ray.ask")
 docs_app = typer.Typer(help="Your own documents: add, list, remove, search.", no_args_is_help=True)
@@ -36,15 +37,11 @@ open_store = open_document_store
 
 
 def _settings() -> Settings:
-    try:
-        return load_settings()
-    except FathomError as e:
-        _fail(e)
+    return settings_or_exit(console)
 
 
 def _fail(error: Exception) -> NoReturn:
-    console.print(f"[red]error:[/red] {error}")
-    raise typer.Exit(code=2) from error
+    fail(console, error)
 
 
 @docs_app.command("add")

@@ -11,11 +11,14 @@ import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
+
+import typer
+from rich.console import Console
 
 from fathom_ray.errors import FathomError
 from fathom_ray.network import NetworkMap
-from fathom_ray.settings import Settings
+from fathom_ray.settings import Settings, load_settings
 
 if TYPE_CHECKING:
     from actors.engine import Engine
@@ -68,3 +71,16 @@ def serve_until_interrupted(say: Callable[[str], None]) -> None:
             time.sleep(3600)
     except KeyboardInterrupt:
         say("stopping")
+
+
+def settings_or_exit(console: Console) -> Settings:
+    """The settings, or a clear error and exit code 2."""
+    try:
+        return load_settings()
+    except FathomError as e:
+        fail(console, e)
+
+
+def fail(console: Console, error: Exception) -> NoReturn:
+    console.print(f"[red]error:[/red] {error}")
+    raise typer.Exit(code=2) from error
