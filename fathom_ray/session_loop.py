@@ -11,6 +11,7 @@ session resumes from its last round.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 import time
@@ -23,7 +24,7 @@ import numpy as np
 from fathom_ray import report
 from fathom_ray.bm25 import match_scores
 from fathom_ray.documents.models import DocumentHit
-from fathom_ray.errors import SearchError, SessionError
+from fathom_ray.errors import InvalidURLError, SearchError, SessionError
 from fathom_ray.frontier import FAILED, FETCHED, rank_and_sample
 from fathom_ray.llm import answers
 from fathom_ray.llm.judge import Judged, JudgeInfo
@@ -45,7 +46,7 @@ from fathom_ray.presets import Preset
 from fathom_ray.session_events import EventLog
 from fathom_ray.session_state import CANCELLED, COMPLETE, RUNNING, PageRecord, SessionState
 from fathom_ray.settings import ResearchSettings
-from fathom_ray.urls import document_chunk, domain_of
+from fathom_ray.urls import canonicalize, document_chunk, domain_of
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -131,6 +132,7 @@ class ResearchSession:
         self._work: asyncio.Future[Any] | None = None
         self._leads: list[str] = []  # the queries of the latest discovery, whose first results lead
         self._discovered: list[str] = []  # the queries of the latest discovery, for the next ranks too
+        self._firsts: dict[str, str] = {}  # each query's first result (its canonical URL)
         digest = hashlib.sha1(state.session_id.encode(), usedforsecurity=False).hexdigest()
         self._seed = settings.seed if settings.seed is not None else int(digest[:8], 16)
 
@@ -207,6 +209,7 @@ class ResearchSession:
         ]
         await self._s.frontier.add(self.state.session_id, seeds)
         await self._search([i.question for i in self.state.checklist])
+        await self._discover()  # the judge's queries too (short ones of each part's subject): they lead
         if self._search_error is not None and not await self._s.frontier.pending(self.state.session_id):
             raise SessionError(self.state.session_id, f"nothing to research: {self._search_error}")
         self.state.decomposed = True
@@ -230,6 +233,10 @@ class ResearchSession:
         candidates = [
             Candidate(r.url, CandidateOrigin.SEARCH, r.title, r.snippet, r.query, r.rank) for r in results
         ]
+        for candidate in [*found, *candidates]:
+            if candidate.rank == 1 and candidate.query not in self._firsts:
+                with contextlib.suppress(InvalidURLError):
+                    self._firsts[candidate.query] = canonicalize(candidate.url)
         return await self._s.frontier.add(self.state.session_id, [*found, *candidates])
 
     async def _search_documents(self, queries: Sequence[str]) -> list[Candidate]:
@@ -338,7 +345,9 @@ class ResearchSession:
         qualities = await self._s.memory.domain_qualities(sorted({domain_of(u) for u in urls}))
         # The newest discovery queries say what the open questions need now (the multi-hop step):
         # the first result of each is taken before the ranking fills the rest of the batch.
-        leads = [c.url for c in pending if c.rank == 1 and c.query in self._leads]
+        # (A first result another query proposed before leads too: the pool keeps its first proposal.)
+        firsts = {self._firsts[q] for q in self._leads if q in self._firsts}
+        leads = [c.url for c in pending if c.url in firsts]
         self._leads = []
         batch = rank_and_sample(
             pending,

@@ -13,7 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
-from fathom_ray.evidence.terms import keywords
+from fathom_ray.evidence.terms import keywords, stem
 from fathom_ray.models import ChecklistItem, Fact
 
 _IDENTIFIERS = (
@@ -25,6 +25,19 @@ _IDENTIFIERS = (
     re.compile(r"\b[A-Z](?=[A-Za-z0-9]*[a-z])[A-Za-z0-9]*[A-Z][A-Za-z0-9]*\b"),
 )
 MAX_ITEM_KEYWORDS = 6
+MAX_TOPIC_WORDS = 4
+# Words that say what kind of answer a question wants, or how it leans on what came before, rather
+# than what it is about: a search engine ranks pages by them too ("release" brings release notes).
+FRAME_WORDS = frozenset(
+    "version versions release releases released date dates year day when support supports supported "
+    "add adds added introduce introduces introduced arrive arrives arrived appear appears appeared "
+    "available start started begin began require requires required need needs minimum newer older "
+    "later earlier documentation docs define defines described describe describes specify specifies "
+    "mean means ability gain gained kind kinds sort wrote written contributed contribute contributor "
+    "author authors person people said called named name names use used using primary reference "
+    "engine engines database databases module modules language project tool library both let".split()
+)
+_LEANS_ON_ANOTHER = re.compile(r"\b(other|another|former|latter)\b", re.I)
 FEEDBACK_TERMS = 2
 HOPS_PER_ITEM = 2
 VERSION_HOP_WEIGHT = 0.5
@@ -50,18 +63,42 @@ def identifiers(text: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def topic(question: str) -> str:
+    """A short query of what ``question`` is about: its own keywords without the words that frame
+    the answer ("which version", "who wrote", "that other engine"), and, when it leans on its
+    context in parentheses, the context's subject. "What does MERGE do (date PostgreSQL release added
+    support SQL)?" is about "MERGE PostgreSQL SQL"; a search engine ranks the pages of that subject
+    above the release notes the framing words match. A part about "the other" thing takes no name
+    from its context, which names the thing it is not. Empty when nothing but framing is left."""
+    own, _, context = question.partition(" (")
+    words = _subject(own)
+    if context and not _LEANS_ON_ANOTHER.search(own):
+        words += _subject(context.rstrip("?)"))
+    firsts: dict[str, str] = {}
+    for word in words:
+        firsts.setdefault(stem(word.lower()), word)  # each word once
+    words = list(firsts.values())
+    return " ".join(words[:MAX_TOPIC_WORDS])
+
+
+def _subject(text: str) -> list[str]:
+    return [w for w in keywords(text) if w.lower() not in FRAME_WORDS]
+
+
 def discover(
     goal: str, open_items: Sequence[ChecklistItem], facts: Sequence[Fact], done: Sequence[str], count: int
 ) -> list[str]:
     """Up to ``count`` new queries: multi-hop ones first when facts name something, then keywords."""
-    items = [i.question for i in open_items] or [goal]
+    # the goal, while its parts are open, is searched through them
+    items = [i.question for i in open_items if i.question != goal] or [goal]
     ranked_facts = sorted(facts, key=lambda f: -f.confidence)
     hops = _multi_hop(items, ranked_facts, goal)
+    topics = [topic(q) for q in items]
     plain = [" ".join(keywords(q)[:MAX_ITEM_KEYWORDS]) for q in items]
     feedback = _feedback(items, ranked_facts)
     seen = {_key(q) for q in done}
     queries: list[str] = []
-    for query in (*hops, *plain, *feedback):
+    for query in (*hops, *topics, *plain, *feedback):
         if query and _key(query) not in seen:
             seen.add(_key(query))
             queries.append(query)
@@ -74,7 +111,9 @@ def _multi_hop(items: Sequence[str], facts: Sequence[Fact], goal: str) -> list[s
     one strong fact's "PostgreSQL" outweighs version numbers scattered over weak ones. A version
     string is a hop only for a question about a version or release ("when was that version
     released"); elsewhere it is the answer to another question more often than a lead, and counts
-    at ``VERSION_HOP_WEIGHT``."""
+    at ``VERSION_HOP_WEIGHT``. Only a question that leans on another's subject (decomposition gave it
+    its context in parentheses: "that other engine", "the PEP", "it") takes a hop, or the goal when
+    it is the only question."""
     weight: dict[str, tuple[float, int]] = {}
     for fact in facts:
         for name in identifiers(fact.evidence):
@@ -82,6 +121,8 @@ def _multi_hop(items: Sequence[str], facts: Sequence[Fact], goal: str) -> list[s
             weight[name] = (max(best, fact.confidence), count + 1)
     per_item: list[list[str]] = []
     for question in items:
+        if " (" not in question and len(items) > 1:
+            continue  # it names its own subject: no fact of another question's stands in for it
         asked = f"{question} {goal}".lower()
         own = question.split(" (", 1)[0]  # without the context decomposition added
         versions = 1.0 if _ASKS_OF_A_VERSION.search(own) else VERSION_HOP_WEIGHT
@@ -93,7 +134,8 @@ def _multi_hop(items: Sequence[str], facts: Sequence[Fact], goal: str) -> list[s
         fresh = [n for n in sorted(weight, key=score) if n.lower() not in asked][:HOPS_PER_ITEM]
         # the name stands in for the context decomposition added: "PostgreSQL" answers "that other
         # database", so the query is the name and the question's own words
-        per_item.append([" ".join([n, *keywords(own)[: MAX_ITEM_KEYWORDS - 1]]) for n in fresh])
+        subject = topic(own).split()[: MAX_TOPIC_WORDS - 1] or keywords(own)[: MAX_TOPIC_WORDS - 1]
+        per_item.append([" ".join([n, *subject]) for n in fresh])
     queries: list[str] = []
     for rank in range(HOPS_PER_ITEM):  # every question's first hop before any question's second
         queries += [mine[rank] for mine in per_item if rank < len(mine)]

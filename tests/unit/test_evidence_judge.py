@@ -9,7 +9,7 @@ import pytest
 from fathom_ray.evidence.answer_types import AnswerType, expected_type, type_match
 from fathom_ray.evidence.decompose import decompose
 from fathom_ray.evidence.judge import EvidenceJudge
-from fathom_ray.evidence.queries import discover, identifiers
+from fathom_ray.evidence.queries import discover, identifiers, topic
 from fathom_ray.evidence.sentences import split_sentences
 from fathom_ray.ledger import FactLedger, evidence_in
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact, Link
@@ -178,6 +178,27 @@ def test_multi_hop_queries_join_what_facts_name_to_the_open_question() -> None:
     ]
     # SQL keywords in capitals and an example's one-letter column are no leads; mixed case is a name
     assert identifiers("UPSERT on t1.a is FALSE in MySQL and PostgreSQL.") == ["MySQL", "PostgreSQL"]
+
+
+def test_a_topic_query_keeps_the_subject_and_drops_the_framing() -> None:
+    # the answer's framing ("on what date", "release", "added support") is left out
+    question = "On what date was the PostgreSQL release that added support for the SQL MERGE command released?"
+    assert topic(question) == "PostgreSQL SQL MERGE command"
+    # a part that leans on its context takes the context's subject, not its framing
+    assert topic("What does MERGE do (date PostgreSQL release added support SQL)?") == "MERGE PostgreSQL SQL"
+    # "that other engine" is not the engine the context names
+    leaning = "Which commands of that other engine take an optional RETURNING clause (SQLite modelled)?"
+    assert topic(leaning) == "commands optional RETURNING clause"
+    assert topic("Which version was it (window functions)?") == "window functions"
+    assert topic("When was it released?") == ""
+
+
+def test_discovery_searches_the_open_parts_not_the_goal_they_make_up() -> None:
+    goal = "Which SQLite version added STRICT tables, and what did the shell gain then?"
+    checklist = items(goal, "Which SQLite version added STRICT tables?", "What did the SQLite shell gain then?")
+    queries = discover(goal, checklist, [], done=[], count=3)
+    assert queries[:2] == ["SQLite STRICT tables", "SQLite shell"]
+    assert queries[2] == "SQLite version added STRICT tables"  # then the plain keywords, parts first
 
 
 def test_completeness_wants_the_expected_type_and_compose_cites_every_finding() -> None:
