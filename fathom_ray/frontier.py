@@ -119,6 +119,7 @@ def rank_and_sample(
     temperature: float,
     rng: np.random.Generator,
     first: Sequence[str] = (),
+    lead_slots: int | None = None,
 ) -> list[Candidate]:
     """RRF of (similarity, lexical relevance, domain productivity, source support), then a softmax
     sample of ``n`` candidates.
@@ -128,8 +129,9 @@ def rank_and_sample(
     the same rank. A candidate no list ranked (0) ranks below every one with support.
 
     Some candidates are always taken before the rest of the batch is sampled: those in ``first``
-    (the caller's leads, at most all but one slot of the batch), the one the proposing lists
-    support most (what the search engines rank first) and the best fused one. At a small page
+    (the caller's leads, at most ``lead_slots``, by default all but one slot of the batch), the
+    one the proposing lists support most (what the search engines rank first) and the best fused
+    one. At a small page
     budget a sample must not lose the page the search engine ranks first, nor the one every signal
     together ranks first.
     """
@@ -146,7 +148,8 @@ def rank_and_sample(
         ]
     )
     known = set(urls)
-    leads = [u for u in dict.fromkeys(first) if u in known][: max(1, n - 1)]
+    slots = max(1, n - 1) if lead_slots is None else lead_slots
+    leads = [u for u in dict.fromkeys(first) if u in known][:slots]
     best = [min(urls, key=lambda u: (-support[u], -fused[u], u)), min(urls, key=lambda u: (-fused[u], u))]
     sure = list(dict.fromkeys([*leads, *best]))[:n]
     rest = [u for u in urls if u not in sure]

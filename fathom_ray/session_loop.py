@@ -11,7 +11,6 @@ session resumes from its last round.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import logging
 import time
@@ -24,7 +23,7 @@ import numpy as np
 from fathom_ray import report
 from fathom_ray.bm25 import match_scores
 from fathom_ray.documents.models import DocumentHit
-from fathom_ray.errors import InvalidURLError, SearchError, SessionError
+from fathom_ray.errors import SearchError, SessionError
 from fathom_ray.frontier import FAILED, FETCHED, rank_and_sample
 from fathom_ray.llm import answers
 from fathom_ray.llm.judge import Judged, JudgeInfo
@@ -43,14 +42,16 @@ from fathom_ray.models import (
 )
 from fathom_ray.ports import Embedder, JudgePort
 from fathom_ray.presets import Preset
+from fathom_ray.search import merge
 from fathom_ray.session_events import EventLog
 from fathom_ray.session_state import CANCELLED, COMPLETE, RUNNING, PageRecord, SessionState
 from fathom_ray.settings import ResearchSettings
-from fathom_ray.urls import canonicalize, document_chunk, domain_of
+from fathom_ray.urls import document_chunk, domain_of
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 EXPLORING_PAGES = 30  # the `standard` preset's page budget
+LEAD_DEPTH = 3  # a lead query's results that may lead
 
 
 class BrowserCalls(Protocol):
@@ -132,7 +133,7 @@ class ResearchSession:
         self._work: asyncio.Future[Any] | None = None
         self._leads: list[str] = []  # the queries of the latest discovery, whose first results lead
         self._discovered: list[str] = []  # the queries of the latest discovery, for the next ranks too
-        self._firsts: dict[str, str] = {}  # each query's first result (its canonical URL)
+        self._rankings: dict[str, list[str]] = {}  # each web query's results, best first
         digest = hashlib.sha1(state.session_id.encode(), usedforsecurity=False).hexdigest()
         self._seed = settings.seed if settings.seed is not None else int(digest[:8], 16)
 
@@ -225,7 +226,7 @@ class ResearchSession:
         results: list[SearchResult] = []
         if "web" in self.state.request.sources:
             try:
-                results = await self._s.search.search(fresh, self._results_per_query)
+                results = await self._search_web(fresh)
             except SearchError as e:
                 logger.warning("search failed: %s", e, extra={"session_id": self.state.session_id})
                 self._search_error = e
@@ -233,11 +234,29 @@ class ResearchSession:
         candidates = [
             Candidate(r.url, CandidateOrigin.SEARCH, r.title, r.snippet, r.query, r.rank) for r in results
         ]
-        for candidate in [*found, *candidates]:
-            if candidate.rank == 1 and candidate.query not in self._firsts:
-                with contextlib.suppress(InvalidURLError):
-                    self._firsts[candidate.query] = canonicalize(candidate.url)
         return await self._s.frontier.add(self.state.session_id, [*found, *candidates])
+
+    async def _search_web(self, queries: Sequence[str]) -> list[SearchResult]:
+        """Every query's results, merged by URL; each query's own ranking is kept for its leads. A
+        query that fails is skipped, and when all fail the first failure is raised."""
+        limit = self._results_per_query
+        outcomes = await asyncio.gather(
+            *(self._s.search.search([q], limit) for q in queries), return_exceptions=True
+        )
+        lists: list[list[SearchResult]] = []
+        for query, outcome in zip(queries, outcomes, strict=True):
+            if isinstance(outcome, SearchError):
+                logger.warning("search failed: %s", outcome, extra={"session_id": self.state.session_id})
+                continue
+            if isinstance(outcome, BaseException):
+                raise outcome
+            lists.append(outcome)
+            ranked = [r.url for r in sorted(outcome, key=lambda r: r.rank)]
+            self._rankings[query] = [*self._rankings.get(query, []), *ranked]
+        if not lists:
+            failure = next(o for o in outcomes if isinstance(o, SearchError))
+            raise failure
+        return merge(lists)
 
     async def _search_documents(self, queries: Sequence[str]) -> list[Candidate]:
         """The user's document chunks for ``queries`` (hybrid search), when the session asks for them."""
@@ -254,6 +273,7 @@ class ResearchSession:
                 found.append(
                     Candidate(hit.chunk.source, CandidateOrigin.DOCUMENT, title, snippet, query, rank)
                 )
+            self._rankings[query] = [hit.chunk.source for hit in hits]  # the web's results follow
         return found
 
     async def _suggest_from_memory(self, limit: int) -> None:
@@ -345,9 +365,7 @@ class ResearchSession:
         qualities = await self._s.memory.domain_qualities(sorted({domain_of(u) for u in urls}))
         # The newest discovery queries say what the open questions need now (the multi-hop step):
         # the first result of each is taken before the ranking fills the rest of the batch.
-        # (A first result another query proposed before leads too: the pool keeps its first proposal.)
-        firsts = {self._firsts[q] for q in self._leads if q in self._firsts}
-        leads = [c.url for c in pending if c.url in firsts]
+        leads = self._lead_urls({c.url for c in pending})
         self._leads = []
         batch = rank_and_sample(
             pending,
@@ -358,6 +376,8 @@ class ResearchSession:
             temperature=self._temperature(),
             rng=self._rng(2),
             first=leads,
+            # the first round's leads are the parts' own subjects, a page for each: the whole batch
+            lead_slots=n if self.state.round == 1 else None,
         )
         self.events.emit(
             EventType.RANKED,
@@ -370,6 +390,18 @@ class ResearchSession:
             },
         )
         return batch
+
+    def _lead_urls(self, waiting: set[str]) -> list[str]:
+        """In query order, each lead query's best result still waiting (among its first
+        ``LEAD_DEPTH``) that no query before it took: two parts' queries that both find one page
+        first lead to that page and to the second one's next."""
+        leads: list[str] = []
+        for query in self._leads:
+            ranking = self._rankings.get(query, [])[:LEAD_DEPTH]
+            url = next((u for u in ranking if u in waiting and u not in leads), None)
+            if url is not None:
+                leads.append(url)
+        return leads
 
     def _foci(self) -> list[str]:
         """What the session still needs, which candidates are ranked by their similarity to: the open

@@ -28,15 +28,16 @@ MAX_ITEM_KEYWORDS = 6
 MAX_TOPIC_WORDS = 4
 # Words that say what kind of answer a question wants, or how it leans on what came before, rather
 # than what it is about: a search engine ranks pages by them too ("release" brings release notes).
-FRAME_WORDS = frozenset(
+_FRAMING = (
     "version versions release releases released date dates year day when support supports supported "
     "add adds added introduce introduces introduced arrive arrives arrived appear appears appeared "
     "available start started begin began require requires required need needs minimum newer older "
     "later earlier documentation docs define defines described describe describes specify specifies "
     "mean means ability gain gained kind kinds sort wrote written contributed contribute contributor "
     "author authors person people said called named name names use used using primary reference "
-    "engine engines database databases module modules language project tool library both let".split()
+    "engine engines database databases module modules language project tool library both let"
 )
+FRAME_WORDS = frozenset(_FRAMING.split())
 _LEANS_ON_ANOTHER = re.compile(r"\b(other|another|former|latter)\b", re.I)
 FEEDBACK_TERMS = 2
 HOPS_PER_ITEM = 2
@@ -113,7 +114,7 @@ def _multi_hop(items: Sequence[str], facts: Sequence[Fact], goal: str) -> list[s
     released"); elsewhere it is the answer to another question more often than a lead, and counts
     at ``VERSION_HOP_WEIGHT``. Only a question that leans on another's subject (decomposition gave it
     its context in parentheses: "that other engine", "the PEP", "it") takes a hop, or the goal when
-    it is the only question."""
+    it is the only question (it leans on nothing, but only facts can say what it names)."""
     weight: dict[str, tuple[float, int]] = {}
     for fact in facts:
         for name in identifiers(fact.evidence):
@@ -121,8 +122,8 @@ def _multi_hop(items: Sequence[str], facts: Sequence[Fact], goal: str) -> list[s
             weight[name] = (max(best, fact.confidence), count + 1)
     per_item: list[list[str]] = []
     for question in items:
-        if " (" not in question and len(items) > 1:
-            continue  # it names its own subject: no fact of another question's stands in for it
+        if " (" not in question and question != goal:
+            continue  # a part that names its own subject: no fact of another part's stands in for it
         asked = f"{question} {goal}".lower()
         own = question.split(" (", 1)[0]  # without the context decomposition added
         versions = 1.0 if _ASKS_OF_A_VERSION.search(own) else VERSION_HOP_WEIGHT

@@ -165,11 +165,13 @@ def test_multi_hop_queries_join_what_facts_name_to_the_open_question() -> None:
             "F1", "c", "The RETURNING syntax is modelled after PostgreSQL.", "http://a.test/", confidence=0.7
         )
     ]
-    open_items = items("Which commands of that other engine take an optional RETURNING clause?")
-    queries = discover("goal", open_items, facts, done=[], count=3)
-    assert queries[0].startswith("PostgreSQL ")
-    assert "RETURNING" in queries[0]
-    assert not set(discover("goal", open_items, facts, done=queries, count=3)) & set(queries)
+    leaning = "Which commands of that other engine take an optional RETURNING clause (SQLite modelled)?"
+    queries = discover("goal", items(leaning), facts, done=[], count=3)
+    assert queries[0] == "PostgreSQL commands optional RETURNING"
+    assert not set(discover("goal", items(leaning), facts, done=queries, count=3)) & set(queries)
+    # a part that names its own subject takes no name from another part's facts
+    named = "Which commands of MySQL take an optional RETURNING clause?"
+    assert not any("PostgreSQL" in q for q in discover("goal", items(named), facts, done=[], count=3))
     assert identifiers("See PEP 572 and sqlite3.connect() in 3.8.1 by Emily Morehouse.") == [
         "PEP 572",
         "sqlite3.connect()",
@@ -182,7 +184,7 @@ def test_multi_hop_queries_join_what_facts_name_to_the_open_question() -> None:
 
 def test_a_topic_query_keeps_the_subject_and_drops_the_framing() -> None:
     # the answer's framing ("on what date", "release", "added support") is left out
-    question = "On what date was the PostgreSQL release that added support for the SQL MERGE command released?"
+    question = "On what date was the PostgreSQL release that added support for the SQL MERGE command?"
     assert topic(question) == "PostgreSQL SQL MERGE command"
     # a part that leans on its context takes the context's subject, not its framing
     assert topic("What does MERGE do (date PostgreSQL release added support SQL)?") == "MERGE PostgreSQL SQL"
@@ -195,7 +197,8 @@ def test_a_topic_query_keeps_the_subject_and_drops_the_framing() -> None:
 
 def test_discovery_searches_the_open_parts_not_the_goal_they_make_up() -> None:
     goal = "Which SQLite version added STRICT tables, and what did the shell gain then?"
-    checklist = items(goal, "Which SQLite version added STRICT tables?", "What did the SQLite shell gain then?")
+    parts = ("Which SQLite version added STRICT tables?", "What did the SQLite shell gain then?")
+    checklist = items(goal, *parts)
     queries = discover(goal, checklist, [], done=[], count=3)
     assert queries[:2] == ["SQLite STRICT tables", "SQLite shell"]
     assert queries[2] == "SQLite version added STRICT tables"  # then the plain keywords, parts first

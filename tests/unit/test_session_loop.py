@@ -48,6 +48,7 @@ class FakeWeb:
     suggestions: list[str] = field(default_factory=list)
     suggest_calls: int = 0
     search_fails: bool = False
+    by_query: dict[str, list[str]] = field(default_factory=dict)  # else every query finds ``results``
 
     # browser
     async def fetch(self, url: str) -> FetchResult:
@@ -92,7 +93,8 @@ class FakeWeb:
     async def search(self, queries: Sequence[str], limit: int) -> list[SearchResult]:
         if self.search_fails:
             raise SearchError("fake", "unreachable")
-        return [SearchResult(u, u, "", i, "fake", queries[0]) for i, u in enumerate(self.results, start=1)]
+        found = self.by_query.get(queries[0], self.results)
+        return [SearchResult(u, u, "", i, "fake", queries[0]) for i, u in enumerate(found, start=1)]
 
 
 class FakeFrontier:
@@ -186,6 +188,22 @@ def test_followed_links_enter_the_frontier_and_are_fetched() -> None:
     web2 = FakeWeb(results=[page_url("a")], links={page_url("a"): [page_url("linked")]})
     run(web2, ResearchRequest(GOAL, depth="quick", max_pages=2))
     assert page_url("linked") in web2.fetched
+
+
+def test_the_first_round_reads_each_discovery_querys_best_page() -> None:
+    # both of the judge's queries find page "a" first: the second query's lead is its next page,
+    # and the whole first batch is leads (the goal's own first result "g" waits)
+    web = FakeWeb(
+        results=[page_url("g")],
+        by_query={"q one": [page_url("a"), page_url("x")], "q two": [page_url("a"), page_url("b")]},
+    )
+    loop, _ = make_loop(web, ResearchRequest(GOAL, depth="quick", max_pages=2))
+    assert isinstance(loop._s.judge, ScriptedJudge)
+    loop._s.judge.queries = ["q one", "q two"]
+    asyncio.run(loop.run())
+    ranked = next(e for e in loop.events.events if e.type is EventType.RANKED)
+    assert ranked.data["leads"] == [page_url("a"), page_url("b")]
+    assert web.fetched[:2] == [page_url("a"), page_url("b")]
 
 
 def test_divergence_injects_remembered_sources_from_round_two() -> None:
