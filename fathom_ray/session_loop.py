@@ -14,7 +14,7 @@ import asyncio
 import hashlib
 import logging
 import time
-from collections.abc import Coroutine, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -24,6 +24,7 @@ from fathom_ray import report
 from fathom_ray.bm25 import match_scores
 from fathom_ray.documents.models import DocumentHit
 from fathom_ray.errors import SearchError, SessionError
+from fathom_ray.evidence.terms import title_match
 from fathom_ray.frontier import FAILED, FETCHED, rank_and_sample
 from fathom_ray.llm import answers
 from fathom_ray.llm.judge import Judged, JudgeInfo
@@ -365,7 +366,7 @@ class ResearchSession:
         qualities = await self._s.memory.domain_qualities(sorted({domain_of(u) for u in urls}))
         # The newest discovery queries say what the open questions need now (the multi-hop step):
         # the first result of each is taken before the ranking fills the rest of the batch.
-        leads = self._lead_urls({c.url for c in pending})
+        leads = self._lead_urls({c.url: c for c in pending})
         self._leads = []
         batch = rank_and_sample(
             pending,
@@ -391,16 +392,18 @@ class ResearchSession:
         )
         return batch
 
-    def _lead_urls(self, waiting: set[str]) -> list[str]:
-        """In query order, each lead query's best result still waiting (among its first
-        ``LEAD_DEPTH``) that no query before it took: two parts' queries that both find one page
-        first lead to that page and to the second one's next."""
+    def _lead_urls(self, waiting: Mapping[str, Candidate]) -> list[str]:
+        """In query order, one lead per query of the latest discovery: among its first
+        ``LEAD_DEPTH`` results still waiting that no query before it took, the one whose title is
+        most what the query asks (``title_match``), the engine's order breaking ties. Two parts'
+        queries that find one page first lead to it and to the second one's next."""
         leads: list[str] = []
         for query in self._leads:
             ranking = self._rankings.get(query, [])[:LEAD_DEPTH]
-            url = next((u for u in ranking if u in waiting and u not in leads), None)
-            if url is not None:
-                leads.append(url)
+            options = [u for u in ranking if u in waiting and u not in leads]
+            if options:
+                named = {u: title_match(waiting[u].title, query) for u in options}
+                leads.append(max(options, key=lambda u: (named[u], -options.index(u))))
         return leads
 
     def _foci(self) -> list[str]:

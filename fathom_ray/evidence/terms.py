@@ -92,3 +92,13 @@ def keywords(text: str) -> list[str]:
         seen.add(key)
         words.append(word.rstrip("."))
     return words
+
+
+def title_match(title: str, query: str) -> float:
+    """Share of a title's terms that the query holds: 1.0 for a page named after what the query
+    asks ("MERGE" for "MERGE PostgreSQL SQL", "5.3. Generated Columns" for "generated columns
+    PostgreSQL"), low for a page on something else that mentions it. Numbers are not terms here."""
+    words = {t for t in terms(title) if not t.replace(".", "").isdigit()}
+    if not words:
+        return 0.0
+    return len(words & set(terms(query))) / len(words)

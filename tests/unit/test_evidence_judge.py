@@ -10,6 +10,7 @@ from fathom_ray.evidence.answer_types import AnswerType, expected_type, type_mat
 from fathom_ray.evidence.decompose import decompose
 from fathom_ray.evidence.judge import EvidenceJudge
 from fathom_ray.evidence.queries import discover, identifiers, topic
+from fathom_ray.evidence.terms import title_match
 from fathom_ray.evidence.sentences import split_sentences
 from fathom_ray.ledger import FactLedger, evidence_in
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact, Link
@@ -193,6 +194,14 @@ def test_a_topic_query_keeps_the_subject_and_drops_the_framing() -> None:
     assert topic(leaning) == "commands optional RETURNING clause"
     assert topic("Which version was it (window functions)?") == "window functions"
     assert topic("When was it released?") == ""
+
+
+def test_a_title_named_after_the_query_matches_it() -> None:
+    assert title_match("MERGE", "MERGE PostgreSQL SQL") == 1.0
+    assert title_match("5.3. Generated Columns", "generated columns PostgreSQL 15") == 1.0  # numbers aside
+    assert title_match("SET TRANSACTION", "MERGE PostgreSQL SQL") == 0.0
+    assert title_match("6.4. Returning Data from Modified Rows", "PostgreSQL RETURNING clause") == 0.25
+    assert title_match("", "anything") == 0.0
 
 
 def test_discovery_searches_the_open_parts_not_the_goal_they_make_up() -> None:
