@@ -83,7 +83,9 @@ def topic(question: str) -> str:
 
 
 def _subject(text: str) -> list[str]:
-    return [w for w in keywords(text) if w.lower() not in FRAME_WORDS]
+    """Keywords without framing words and bare whole numbers ("PostgreSQL 15": a page of any
+    release matches "15"); a dotted version ("3.7.15") is specific and stays."""
+    return [w for w in keywords(text) if w.lower() not in FRAME_WORDS and not w.isdigit()]
 
 
 def discover(

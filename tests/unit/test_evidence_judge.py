@@ -194,6 +194,13 @@ def test_a_topic_query_keeps_the_subject_and_drops_the_framing() -> None:
     assert topic(leaning) == "commands optional RETURNING clause"
     assert topic("Which version was it (window functions)?") == "window functions"
     assert topic("When was it released?") == ""
+    # a bare number matches every release's pages; a dotted version is specific
+    assert topic("Which kind of generated columns does PostgreSQL 15 implement?").split()[:3] == [
+        "generated",
+        "columns",
+        "PostgreSQL",
+    ]
+    assert "3.7.15" in topic("Which Python release started to require SQLite 3.7.15?")
 
 
 def test_a_title_named_after_the_query_matches_it() -> None:
