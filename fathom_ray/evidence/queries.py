@@ -25,7 +25,7 @@ _IDENTIFIERS = (
     re.compile(r"\b[A-Z](?=[A-Za-z0-9]*[a-z])[A-Za-z0-9]*[A-Z][A-Za-z0-9]*\b"),
 )
 MAX_ITEM_KEYWORDS = 6
-MAX_TOPIC_WORDS = 4
+MAX_TOPIC_WORDS = 6
 # Words that say what kind of answer a question wants, or how it leans on what came before, rather
 # than what it is about: a search engine ranks pages by them too ("release" brings release notes).
 _FRAMING = (

@@ -168,7 +168,7 @@ def test_multi_hop_queries_join_what_facts_name_to_the_open_question() -> None:
     ]
     leaning = "Which commands of that other engine take an optional RETURNING clause (SQLite modelled)?"
     queries = discover("goal", items(leaning), facts, done=[], count=3)
-    assert queries[0] == "PostgreSQL commands optional RETURNING"
+    assert queries[0] == "PostgreSQL commands optional RETURNING clause"
     assert not set(discover("goal", items(leaning), facts, done=queries, count=3)) & set(queries)
     # a part that names its own subject takes no name from another part's facts
     named = "Which commands of MySQL take an optional RETURNING clause?"
