@@ -68,6 +68,20 @@ def main() -> None:
     )
 
 
+def _seed_note() -> str:
+    seed = os.environ.get("FATHOM_RESEARCH__SEED")
+    if seed:
+        return (
+            f"Every session sampled its batches with seed {seed} (`FATHOM_RESEARCH__SEED`), so a run of "
+            "the same code repeats; with other seeds runs differ by a few hundredths of evidence recall. "
+            "The baseline does not sample."
+        )
+    return (
+        "A session samples its batches with a seed drawn from its session id, new in every run, so two "
+        "runs of the same code differ by a few hundredths of evidence recall; the baseline does not sample."
+    )
+
+
 def _eval(questions: Path, depth: str, out: Path, llm: list[str]) -> None:
     command = [str(Path(sys.executable).with_name("fathom")), "eval", str(questions), "--web", "offline"]
     command += ["--depth", depth, "--method", "both", "--out", str(out)]
@@ -92,9 +106,7 @@ def _body(runs: dict[tuple[str, str], Path], readme: Path) -> str:
         "question, fetch the top pages, one answer) on the same page budget, in the same run, each run "
         "with empty stores. Means over the questions (a metric without a value for a question, e.g. "
         "citation faithfulness without facts, is left out of its mean; counts in the run's report). "
-        "A session samples its batches with a seed drawn from its session id, new in every run, so two "
-        "runs of the same code differ by a few hundredths of evidence recall; the baseline does not "
-        "sample.",
+        + _seed_note(),
         "",
     ]
     rows = []
