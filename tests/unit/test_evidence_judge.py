@@ -10,8 +10,8 @@ from fathom_ray.evidence.answer_types import AnswerType, expected_type, type_mat
 from fathom_ray.evidence.decompose import decompose
 from fathom_ray.evidence.judge import EvidenceJudge
 from fathom_ray.evidence.queries import discover, identifiers, topic
-from fathom_ray.evidence.terms import title_match
 from fathom_ray.evidence.sentences import split_sentences
+from fathom_ray.evidence.terms import title_match
 from fathom_ray.ledger import FactLedger, evidence_in
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact, Link
 from fathom_ray.ports import JudgePort

@@ -1,0 +1,1 @@
+"""Swarm mode: a coordinator fanning a goal out to researcher, analyst and verifier agents."""

@@ -1,0 +1,73 @@
+"""The coordinator's plan: sub-goals from the goal's checklist, and the budgets split among agents.
+
+Each researcher gets a sub-goal: one or more of the checklist's parts (the goal itself when it has
+none), dealt round-robin so no agent gets two parts while another has none. The page and token
+budgets are split (a remainder goes to the first agents); the time budget is not, since the agents
+run at once: each gets the swarm's time less what synthesis keeps back. A researcher's findings
+are capped (``FINDINGS_PER_AGENT``) before the coordinator reads them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from fathom_ray.errors import InvalidRequestError
+from fathom_ray.models import ChecklistItem
+
+MAX_AGENTS = 16
+FINDINGS_PER_AGENT = 40
+SYNTHESIS_SHARE = 0.1  # of the time budget, kept for the analyst, the verifier and synthesis
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    pages: int
+    time_s: float
+    tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class SubGoal:
+    agent: str  # "researcher-1", ...
+    goal: str  # what the researcher's session researches
+    item_ids: tuple[str, ...]  # the swarm checklist items it answers
+    budget: Budget
+
+
+def check_agents(agents: int) -> int:
+    if not 1 <= agents <= MAX_AGENTS:
+        raise InvalidRequestError("agents", f"must be 1 to {MAX_AGENTS}, got {agents}")
+    return agents
+
+
+def split(total: int, ways: int) -> list[int]:
+    """``total`` in ``ways`` near-equal whole shares, the larger ones first."""
+    base, extra = divmod(total, ways)
+    return [base + (1 if n < extra else 0) for n in range(ways)]
+
+
+def plan(
+    goal: str, checklist: Sequence[ChecklistItem], agents: int, budget: Budget, *, prefix: str = "researcher"
+) -> list[SubGoal]:
+    """Sub-goals for at most ``agents`` researchers over the open items of ``checklist`` (its parts
+    when it has any, else the goal); fewer researchers than asked when there are fewer items or
+    pages. Each sub-goal's text is its items' questions joined, so a session decomposes it again."""
+    check_agents(agents)
+    parts = list(checklist[1:]) if len(checklist) > 1 else list(checklist)
+    items = [i for i in parts if not i.satisfied] or [ChecklistItem("Q1", goal)]
+    count = max(1, min(agents, len(items), budget.pages))
+    groups: list[list[ChecklistItem]] = [[] for _ in range(count)]
+    for n, item in enumerate(items):
+        groups[n % count].append(item)
+    pages, tokens = split(budget.pages, count), split(budget.tokens, count)
+    time_s = budget.time_s * (1 - SYNTHESIS_SHARE)
+    return [
+        SubGoal(
+            f"{prefix}-{n + 1}",
+            " ".join(i.question for i in group),
+            tuple(i.id for i in group),
+            Budget(pages[n], time_s, tokens[n]),
+        )
+        for n, group in enumerate(groups)
+    ]
