@@ -28,7 +28,7 @@ from fathom_ray.documents.models import DocumentHit
 from fathom_ray.errors import InvalidRequestError
 from fathom_ray.evidence.decompose import decompose, standalone
 from fathom_ray.evidence.passages import Question, SentenceIndex, score_sentences
-from fathom_ray.evidence.queries import identifiers, topic
+from fathom_ray.evidence.queries import identifiers
 from fathom_ray.evidence.sentences import split_sentences
 from fathom_ray.evidence.terms import keywords
 from fathom_ray.llm import answers
@@ -43,7 +43,6 @@ KEEP = 5
 MAX_PASSAGES = 8
 SENTENCES_EMBEDDED = 8
 HOP_PASSAGES = 3
-SPARSE_WORDS = 16  # the sparse side's query: the subject's words, not only a web query's few
 _VERSION = re.compile(r"v?\d+(?:\.\d+)+")
 
 
@@ -203,11 +202,8 @@ async def ask(
 async def search(
     query: str, store: DocumentSearch, embedder: Embedder, limit: int, mode: str = "hybrid"
 ) -> list[DocumentHit]:
-    """Hybrid search for ``query``: its meaning for the vectors, and for the sparse side its
-    subject without the words that frame the answer (``topic``: "which version", "who wrote"),
-    which every release note and changelog matches."""
     vector = (await embedder.embed([query]))[0]
-    return await store.search(topic(query, SPARSE_WORDS) or query, vector, limit, mode)
+    return await store.search(query, vector, limit, mode)
 
 
 async def best(

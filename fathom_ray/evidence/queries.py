@@ -64,22 +64,22 @@ def identifiers(text: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def topic(question: str, words: int = MAX_TOPIC_WORDS) -> str:
-    """A short query (at most ``words`` words) of what ``question`` is about: its own keywords
-    without the words that frame the answer ("which version", "who wrote", "that other engine"),
-    and, when it leans on its context in parentheses, the context's subject. "What does MERGE do
-    (date PostgreSQL release added support SQL)?" is about "MERGE PostgreSQL SQL"; a search engine
-    ranks the pages of that subject above the release notes the framing words match. A part about
-    "the other" thing takes no name from its context, which names the thing it is not. Empty when
-    nothing but framing is left."""
+def topic(question: str) -> str:
+    """A short query of what ``question`` is about: its own keywords without the words that frame
+    the answer ("which version", "who wrote", "that other engine"), and, when it leans on its
+    context in parentheses, the context's subject. "What does MERGE do (date PostgreSQL release added
+    support SQL)?" is about "MERGE PostgreSQL SQL"; a search engine ranks the pages of that subject
+    above the release notes the framing words match. A part about "the other" thing takes no name
+    from its context, which names the thing it is not. Empty when nothing but framing is left."""
     own, _, context = question.partition(" (")
-    subject = _subject(own)
+    words = _subject(own)
     if context and not _LEANS_ON_ANOTHER.search(own):
-        subject += _subject(context.rstrip("?)"))
+        words += _subject(context.rstrip("?)"))
     firsts: dict[str, str] = {}
-    for word in subject:
+    for word in words:
         firsts.setdefault(stem(word.lower()), word)  # each word once
-    return " ".join(list(firsts.values())[:words])
+    words = list(firsts.values())
+    return " ".join(words[:MAX_TOPIC_WORDS])
 
 
 def _subject(text: str) -> list[str]:
