@@ -1,0 +1,244 @@
+"""The swarm's coordinator loop: plan, fan out, collect, analyse, verify, check the goal, fill gaps.
+
+Orchestration only, like the session loop: researchers run behind ``ResearcherCalls`` (Session
+actors on the shared engine in production, anything with the method in tests), judgements go to
+the judge, every decision goes to the task ledger. A researcher that crashes is recorded and its
+sub-goal re-assigned once; a swarm with crashed researchers still composes what the others found.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from dataclasses import dataclass, field, replace
+from typing import Protocol
+
+from fathom_ray import report
+from fathom_ray.llm import answers
+from fathom_ray.models import ChecklistItem, Fact, JsonValue
+from fathom_ray.ports import JudgePort
+from fathom_ray.swarm.analyst import MergedFact, merge
+from fathom_ray.swarm.plan import FINDINGS_PER_AGENT, Budget, SubGoal, plan, split
+from fathom_ray.swarm.receipts import CheckKind, Receipt, Verdict, check, verdicts
+from fathom_ray.swarm.task_ledger import Beacon, RecordKind, TaskLedger
+
+logger = logging.getLogger(__name__)
+FIRST_ROUND_SHARE = 0.7  # of the pages, for the first fan-out; gap filling shares the rest
+
+
+@dataclass(frozen=True, slots=True)
+class ResearcherOutcome:
+    agent: str
+    facts: tuple[Fact, ...]
+    pages: dict[str, str]  # url -> the text the researcher stored
+    pages_fetched: int
+    stop_reason: str
+
+
+class ResearcherCalls(Protocol):
+    async def research(self, sub: SubGoal) -> ResearcherOutcome: ...
+
+
+class PageCalls(Protocol):
+    async def page_text(self, url: str) -> str | None: ...  # the page as served now, None if unreachable
+
+
+@dataclass(slots=True)
+class SwarmResult:
+    swarm_id: str
+    goal: str
+    checklist: list[ChecklistItem]
+    facts: list[MergedFact] = field(default_factory=list)
+    receipts: list[Receipt] = field(default_factory=list)
+    agents: list[dict[str, JsonValue]] = field(default_factory=list)
+    rounds: int = 0
+    report_markdown: str = ""
+    stop_reason: str = ""
+
+
+class Coordinator:
+    def __init__(
+        self,
+        swarm_id: str,
+        goal: str,
+        *,
+        judge: JudgePort,
+        researchers: ResearcherCalls,
+        pages: PageCalls | None,
+        ledger: TaskLedger,
+        agents: int,
+        budget: Budget,
+        checklist_size: int,
+        replan_rounds: int = 2,
+    ) -> None:
+        self.result = SwarmResult(swarm_id, goal, [])
+        self._judge, self._researchers, self._pages, self._ledger = judge, researchers, pages, ledger
+        self._agents, self._budget, self._size = agents, budget, checklist_size
+        self._replan_rounds = replan_rounds
+        self._outcomes: list[tuple[SubGoal, ResearcherOutcome]] = []
+
+    async def run(self) -> SwarmResult:
+        result = self.result
+        judged = await self._judge.decompose(result.goal, self._size)
+        questions = judged.answer.questions if judged.answer else [result.goal]
+        unique = list(dict.fromkeys(q.strip() for q in questions if q.strip()))[: self._size] or [result.goal]
+        result.checklist = [ChecklistItem(f"Q{n}", q) for n, q in enumerate(unique, 1)]
+        self._ledger.append("coordinator", RecordKind.PLAN, {"checklist": list[JsonValue](unique)})
+        pages_left = self._budget.pages
+        for round_number in range(self._replan_rounds + 1):
+            share = FIRST_ROUND_SHARE if round_number == 0 and self._replan_rounds else 1.0
+            pages = max(1, int(pages_left * share)) if pages_left > 0 else 0
+            if pages == 0:
+                result.stop_reason = "page budget spent"
+                break
+            round_budget = Budget(
+                pages, self._budget.time_s, split(self._budget.tokens, self._replan_rounds + 1)[0]
+            )
+            subs = plan(
+                result.goal,
+                result.checklist,
+                self._agents,
+                round_budget,
+                prefix=f"r{round_number + 1}-researcher",
+            )
+            result.rounds = round_number + 1
+            outcomes = await asyncio.gather(*(self._run_one(sub) for sub in subs))
+            pages_left -= sum(o.pages_fetched for o in outcomes if o is not None)
+            await self._collect()
+            open_items = await self._goal_check()
+            if not open_items:
+                result.stop_reason = "checklist satisfied"
+                break
+            if round_number < self._replan_rounds:
+                self._ledger.append(
+                    "coordinator", RecordKind.PLAN, {"gap_filling": list[JsonValue](open_items)}
+                )
+        else:
+            result.stop_reason = result.stop_reason or "replan rounds spent"
+        await self._compose()
+        self._ledger.append("coordinator", RecordKind.COMPLETION, {"stop_reason": result.stop_reason})
+        return result
+
+    async def _run_one(self, sub: SubGoal) -> ResearcherOutcome | None:
+        for attempt in (1, 2):
+            agent = sub.agent if attempt == 1 else f"{sub.agent}-again"
+            task = replace(sub, agent=agent)
+            self._ledger.append(
+                "coordinator",
+                RecordKind.ASSIGNMENT,
+                {
+                    "agent": agent,
+                    "goal": sub.goal,
+                    "items": list[JsonValue](sub.item_ids),
+                    "attempt": attempt,
+                },
+            )
+            self._ledger.append(
+                "coordinator",
+                RecordKind.BUDGET,
+                {
+                    "agent": agent,
+                    "pages": sub.budget.pages,
+                    "time_s": sub.budget.time_s,
+                    "tokens": sub.budget.tokens,
+                },
+            )
+            started = time.monotonic()
+            try:
+                outcome = await self._researchers.research(task)
+            except Exception as e:  # noqa: BLE001 (any crash: an actor died, a session failed) re-assigned once
+                logger.warning("researcher %s failed: %s", agent, e)
+                self._ledger.append(agent, RecordKind.FAILURE, {"error": f"{type(e).__name__}: {e}"[:500]})
+                self.result.agents.append({"agent": agent, "goal": sub.goal, "status": "failed"})
+                continue
+            facts = sorted(outcome.facts, key=lambda f: -f.confidence)[:FINDINGS_PER_AGENT]
+            ids = tuple(dict.fromkeys([*sub.item_ids, "Q1"]))  # what it found answers its items
+            capped = replace(outcome, facts=tuple(replace(f, checklist_ids=ids) for f in facts))
+            self._outcomes.append((task, capped))
+            self._ledger.append(
+                agent,
+                RecordKind.COMPLETION,
+                {
+                    "facts": len(outcome.facts),
+                    "kept": len(facts),
+                    "pages": outcome.pages_fetched,
+                    "stop_reason": outcome.stop_reason,
+                    "seconds": round(time.monotonic() - started, 2),
+                },
+            )
+            if outcome.stop_reason in ("max pages reached", "token budget reached", "time budget reached"):
+                self._ledger.append(
+                    agent, RecordKind.BEACON, {"why": outcome.stop_reason}, beacon=Beacon.BUDGET_EXHAUSTED
+                )
+            self.result.agents.append(
+                {
+                    "agent": agent,
+                    "goal": sub.goal,
+                    "status": "complete",
+                    "facts": len(facts),
+                    "pages": outcome.pages_fetched,
+                }
+            )
+            return capped
+        return None
+
+    async def _collect(self) -> None:
+        """The analyst's merge of every ledger so far, then the verifier's receipts for new facts."""
+        result = self.result
+        merged = merge([(o.agent, o.facts) for _, o in self._outcomes])
+        known = {(m.fact.source_url, m.fact.evidence) for m in result.facts}
+        result.facts = merged
+        for m in merged:
+            if m.fact.contradicts and (m.fact.source_url, m.fact.evidence) not in known:
+                self._ledger.append(
+                    "analyst",
+                    RecordKind.BEACON,
+                    {"fact": m.fact.id, "contradicts": list[JsonValue](m.fact.contradicts)},
+                    beacon=Beacon.CONTRADICTION,
+                )
+        stored = {url: text for _, o in self._outcomes for url, text in o.pages.items()}
+        fresh: list[Receipt] = []
+        for m in merged:
+            if (m.fact.source_url, m.fact.evidence) in known:
+                continue
+            fact = m.fact
+            fresh.append(check(fact, CheckKind.STORED, stored.get(fact.source_url), time.time()))
+            if self._pages is not None:
+                served = await self._pages.page_text(fact.source_url)
+                fresh.append(check(fact, CheckKind.SERVED, served, time.time()))
+        result.receipts += fresh
+        for receipt in fresh:
+            self._ledger.append(
+                "verifier",
+                RecordKind.COMPLETION,
+                {"fact": receipt.fact_id, "kind": receipt.kind.value, "verdict": receipt.verdict.value},
+            )
+
+    def verified(self) -> list[Fact]:
+        """The merged facts whose receipts all pass."""
+        passed = verdicts(self.result.receipts)
+        return [m.fact for m in self.result.facts if passed.get(m.fact.id) is Verdict.PASS]
+
+    async def _goal_check(self) -> list[str]:
+        result = self.result
+        facts = self.verified()
+        judged = await self._judge.judge_completeness(result.goal, result.checklist, facts) if facts else None
+        satisfied = set(judged.answer.satisfied) if judged is not None and judged.answer else set()
+        backed = {i for f in facts for i in f.checklist_ids}
+        result.checklist = [
+            replace(i, satisfied=i.satisfied or (i.id in satisfied and i.id in backed))
+            for i in result.checklist
+        ]
+        return [i.id for i in result.checklist if not i.satisfied]
+
+    async def _compose(self) -> None:
+        result = self.result
+        facts = self.verified()
+        findings: list[answers.Finding] = []
+        if facts:
+            judged = await self._judge.compose(result.goal, result.checklist, facts)
+            findings = list(judged.answer.findings) if judged.answer else []
+        result.report_markdown = report.render(
+            result.goal, result.checklist, findings, facts, result.stop_reason
+        )

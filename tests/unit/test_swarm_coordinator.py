@@ -1,0 +1,119 @@
+"""The coordinator loop with a scripted judge and in-process researchers: orchestration checks."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from fathom_ray.models import Fact
+from fathom_ray.swarm.coordinator import Coordinator, ResearcherOutcome
+from fathom_ray.swarm.plan import Budget, SubGoal
+from fathom_ray.swarm.receipts import CheckKind, Verdict
+from fathom_ray.swarm.task_ledger import RecordKind, TaskLedger, read
+from tests.scripted_judge import ScriptedJudge
+
+GOAL = "Which Python version added assignment expressions, and who wrote the PEP?"
+PARTS = ["Which Python version added assignment expressions?", "Who wrote the PEP?"]
+PAGES = {
+    "http://docs.python.test/3.8.html": "Assignment expressions were added in Python 3.8 by PEP 572.",
+    "http://peps.example/572.html": (
+        "PEP 572 was written by Chris Angelico. Python 3.8 added assignment expressions."
+    ),
+    "http://blog.example/wrong.html": "Assignment expressions were added in Python 3.9 by PEP 572.",
+}
+
+
+def fact(evidence: str, url: str) -> Fact:
+    return Fact("F1", evidence, evidence, url, ("Q1",), 0.7)
+
+
+class Researchers:
+    def __init__(self, crash: set[str]) -> None:
+        self.crash = crash
+        self.calls: list[SubGoal] = []
+
+    async def research(self, sub: SubGoal) -> ResearcherOutcome:
+        self.calls.append(sub)
+        if sub.agent in self.crash:
+            raise RuntimeError("the actor died")
+        if "version" in sub.goal:
+            facts = (
+                fact("Assignment expressions were added in Python 3.8", "http://docs.python.test/3.8.html"),
+                fact("Python 3.8 added assignment expressions.", "http://peps.example/572.html"),
+                fact("Assignment expressions were added in Python 3.9", "http://blog.example/wrong.html"),
+            )
+        else:
+            facts = (fact("PEP 572 was written by Chris Angelico.", "http://peps.example/572.html"),)
+        pages = {f.source_url: PAGES[f.source_url] for f in facts}
+        return ResearcherOutcome(sub.agent, facts, pages, len(pages), "max pages reached")
+
+
+class Served:
+    """The web now: the blog post has since been rewritten."""
+
+    async def page_text(self, url: str) -> str | None:
+        return "This post was rewritten." if "blog" in url else PAGES.get(url)
+
+
+def coordinator(tmp_path: Path, researchers: Researchers, satisfy: bool) -> tuple[Coordinator, ScriptedJudge]:
+    judge = ScriptedJudge()
+    judge.configure(satisfy=satisfy, questions=[GOAL, *PARTS])
+    ledger = TaskLedger(tmp_path, "swarm1")
+    swarm = Coordinator(
+        "swarm1",
+        GOAL,
+        judge=judge,
+        researchers=researchers,
+        pages=Served(),
+        ledger=ledger,
+        agents=3,
+        budget=Budget(pages=30, time_s=600.0, tokens=90_000),
+        checklist_size=10,
+    )
+    return swarm, judge
+
+
+def test_a_swarm_fans_out_reassigns_a_crash_verifies_and_fills_gaps(tmp_path: Path) -> None:
+    researchers = Researchers(crash={"r1-researcher-2"})
+    swarm, _ = coordinator(tmp_path, researchers, satisfy=False)
+    result = asyncio.run(swarm.run())
+    first = [s for s in researchers.calls if s.agent.startswith("r1-")]
+    assert [s.agent for s in first] == ["r1-researcher-1", "r1-researcher-2", "r1-researcher-2-again"]
+    assert [s.item_ids for s in first] == [("Q2",), ("Q3",), ("Q3",)]  # one part each; the crash's again
+    assert sum(s.budget.pages for s in first[:2]) == 21  # the first round's share of 30 pages
+    assert result.rounds == 3  # the scripted judge never settles: two gap-filling rounds
+    assert result.stop_reason == "replan rounds spent"
+    records = read(tmp_path, "swarm1")
+    kinds = [r.kind for r in records]
+    assert kinds[0] is RecordKind.PLAN
+    assert kinds[-1] is RecordKind.COMPLETION
+    failure = next(r for r in records if r.kind is RecordKind.FAILURE)
+    assert failure.agent == "r1-researcher-2"
+    assert "the actor died" in str(failure.data["error"])
+    beacons = [r for r in records if r.kind is RecordKind.BEACON and r.attention]
+    assert beacons
+    assert beacons[0].data["beacon"] == "found a contradiction"
+    by_text = {m.fact.evidence: m.fact for m in result.facts}
+    right = by_text["Assignment expressions were added in Python 3.8"]
+    wrong = by_text["Assignment expressions were added in Python 3.9"]
+    assert wrong.id in right.contradicts
+    assert by_text["Python 3.8 added assignment expressions."].id in right.confirms
+    # the blog's page as stored held the quote, as served now it does not: the fact is left out
+    blog = [r for r in result.receipts if r.fact_id == wrong.id]
+    assert {(r.kind, r.verdict) for r in blog} == {
+        (CheckKind.STORED, Verdict.PASS),
+        (CheckKind.SERVED, Verdict.FAIL),
+    }
+    assert wrong.id not in {f.id for f in swarm.verified()}
+    assert "Python 3.9" not in result.report_markdown
+    assert "Chris Angelico" in result.report_markdown
+    assert {a["status"] for a in result.agents} == {"complete", "failed"}
+
+
+def test_a_settled_checklist_stops_after_the_first_round(tmp_path: Path) -> None:
+    swarm, judge = coordinator(tmp_path, Researchers(crash=set()), satisfy=True)
+    result = asyncio.run(swarm.run())
+    assert result.rounds == 1
+    assert result.stop_reason == "checklist satisfied"
+    assert all(i.satisfied for i in result.checklist)
+    assert judge.calls["compose"] == 1
