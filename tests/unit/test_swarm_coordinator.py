@@ -36,6 +36,7 @@ class Researchers:
         self.calls.append(sub)
         if sub.agent in self.crash:
             raise RuntimeError("the actor died")
+        facts: tuple[Fact, ...]
         if "version" in sub.goal:
             facts = (
                 fact("Assignment expressions were added in Python 3.8", "http://docs.python.test/3.8.html"),

@@ -1,0 +1,124 @@
+"""The Coordinator actor: a swarm's coordinator loop, its researchers as Session actors it owns.
+
+Each researcher is a Session actor on the shared engine (its judge calls batch with the others',
+its frontier shares politeness and memory), created by this actor and so owned by it: when the
+coordinator ends, is cancelled or is killed, Ray ends its researchers too. A researcher that does
+not answer within ``READY_S`` is killed and recorded; one that crashes is recorded and its
+sub-goal given once more (the loop in ``fathom_ray.swarm.coordinator``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import ray
+
+from actors.session import ActorDirectory, Remote, RemoteJudge, session_actor
+from fathom_ray.models import FetchResult, ResearchRequest
+from fathom_ray.network import NetworkMap
+from fathom_ray.presets import get_preset
+from fathom_ray.session_state import SessionOutcome
+from fathom_ray.settings import Settings
+from fathom_ray.swarm.coordinator import Coordinator, ResearcherOutcome, SwarmResult
+from fathom_ray.swarm.plan import Budget, SubGoal, check_agents
+from fathom_ray.swarm.task_ledger import TaskLedger
+
+logger = logging.getLogger(__name__)
+READY_S = 30.0
+
+
+class _Researchers:
+    def __init__(self, service: CoordinatorService) -> None:
+        self._service = service
+
+    async def research(self, sub: SubGoal) -> ResearcherOutcome:
+        service = self._service
+        request = ResearchRequest(
+            sub.goal,
+            depth=service.request.depth,
+            max_pages=max(1, sub.budget.pages),
+            time_budget_s=max(1.0, sub.budget.time_s),
+            token_budget=max(1, sub.budget.tokens),
+            sources=service.request.sources,
+        )
+        session_id = f"{service.swarm_id}-{sub.agent}"
+        actor = session_actor().remote(service.settings, session_id, request, service.parts, service.network)
+        service.running[sub.agent] = actor
+        try:
+            try:  # ready: it answers a call at all
+                await asyncio.wait_for(actor.events_since.remote(0), READY_S)
+            except TimeoutError:
+                ray.kill(actor, no_restart=True)
+                raise TimeoutError(f"{sub.agent} not ready within {READY_S:.0f} s") from None
+            outcome: SessionOutcome = await actor.run.remote()
+        finally:
+            service.running.pop(sub.agent, None)
+        state = outcome.state
+        pages = {p.url: p.text for p in state.pages if p.text}
+        return ResearcherOutcome(
+            sub.agent, tuple(state.ledger.facts), pages, state.pages_fetched, state.stop_reason
+        )
+
+
+class _ServedPages:
+    """The verifier's second look: the page as its site serves it now, extracted as before."""
+
+    def __init__(self, browser: Any, extractor: Any) -> None:
+        self._browser, self._extractor = Remote(browser), Remote(extractor)
+
+    async def page_text(self, url: str) -> str | None:
+        result: FetchResult = await self._browser.fetch(url)
+        if not result.ok:
+            return None
+        page = await self._extractor.extract(result)
+        return str(page.text)
+
+
+class CoordinatorService:
+    """No I/O in ``__init__``; ``run`` drives the swarm to its report."""
+
+    def __init__(  # noqa: PLR0917 (Ray builds actors from positional arguments)
+        self,
+        settings: Settings,
+        swarm_id: str,
+        request: ResearchRequest,
+        agents: int,
+        parts: ActorDirectory,
+        network: NetworkMap,
+    ) -> None:
+        self.settings, self.swarm_id, self.request = settings, swarm_id, request
+        self.agents = check_agents(agents)
+        self.parts, self.network = parts, network
+        self.running: dict[str, Any] = {}
+
+    async def run(self) -> SwarmResult:
+        handles = self.parts.resolve()
+        preset = get_preset(self.request.depth)
+        budget = Budget(self.request.page_limit, self.request.time_limit_s, self.request.token_limit)
+        swarm = Coordinator(
+            self.swarm_id,
+            self.request.goal,
+            judge=RemoteJudge(handles.judge),
+            researchers=_Researchers(self),
+            pages=_ServedPages(handles.browser, handles.extractor),
+            ledger=TaskLedger(self.settings.data_dir / "ledger", self.swarm_id),
+            agents=self.agents,
+            budget=budget,
+            checklist_size=preset.checklist_size,
+        )
+        return await swarm.run()
+
+    async def researchers(self) -> list[str]:
+        """The researchers running now, by agent name."""
+        return sorted(self.running)
+
+    async def cancel(self) -> None:
+        """End every running researcher now (the swarm composes what it has)."""
+        for actor in list(self.running.values()):
+            ray.kill(actor, no_restart=True)
+
+
+def coordinator_actor() -> Any:
+    return ray.remote(CoordinatorService).options(num_cpus=0, max_restarts=0)
