@@ -15,6 +15,7 @@ from typing import Any
 
 import ray
 
+from actors.engine import Engine
 from actors.session import ActorDirectory, Remote, RemoteJudge, session_actor
 from fathom_ray.models import FetchResult, ResearchRequest
 from fathom_ray.network import NetworkMap
@@ -122,3 +123,15 @@ class CoordinatorService:
 
 def coordinator_actor() -> Any:
     return ray.remote(CoordinatorService).options(num_cpus=0, max_restarts=0)
+
+
+def run_swarm(engine: Engine, request: ResearchRequest, swarm_id: str, agents: int) -> SwarmResult:
+    """Run a swarm on ``engine`` to its report (its coordinator, and so its researchers, end with it)."""
+    coordinator = coordinator_actor().remote(
+        engine.settings, swarm_id, request, agents, engine.directory, engine.network
+    )
+    try:
+        result: SwarmResult = ray.get(coordinator.run.remote())
+    finally:
+        ray.kill(coordinator, no_restart=True)
+    return result

@@ -21,7 +21,7 @@ from fathom_ray.adapters.search_backends import local_index_path
 from fathom_ray.cli.choices import DEPTHS, Method, Search, Transport, Web
 from fathom_ray.cli.docs import ask_command, docs_app
 from fathom_ray.cli.doctor import run_checks
-from fathom_ray.cli.research import run_research, serve_forever
+from fathom_ray.cli.research import run_research, run_swarm, serve_forever
 from fathom_ray.cli.running import fail, serve_until_interrupted, settings_or_exit
 from fathom_ray.cli.web import build_index, run_search
 from fathom_ray.errors import FathomError, InvalidRequestError
@@ -30,6 +30,7 @@ from fathom_ray.network import NetworkMap, settings_for
 from fathom_ray.presets import PRESETS
 from fathom_ray.results import write_results
 from fathom_ray.settings import Settings
+from fathom_ray.swarm.plan import MAX_AGENTS
 from fathom_ray.testweb.server import TestWeb
 
 MAX_FACTS_PRINTED = 12
@@ -133,6 +134,10 @@ def research(  # noqa: PLR0917 (one parameter per command-line option)
         bool, typer.Option("--docs", help="Research your documents (fathom docs add) beside the web.")
     ] = False,
     docs_only: Annotated[bool, typer.Option("--docs-only", help="Research your documents alone.")] = False,
+    swarm: Annotated[
+        int | None,
+        typer.Option(min=1, max=MAX_AGENTS, help="A swarm of this many researchers (the budget split)."),
+    ] = None,
 ) -> None:
     """Research a goal and write a cited report (report.md) and every fact with its evidence (result.json)."""
     settings = _settings()
@@ -151,9 +156,13 @@ def research(  # noqa: PLR0917 (one parameter per command-line option)
     with contextlib.ExitStack() as stack:
         network = _network(stack, settings, web)
         try:
-            document = run_research(
-                settings_for(settings, network, search and search.value), network, request, address, console
-            )
+            resolved = settings_for(settings, network, search and search.value)
+            if swarm is not None:
+                document = run_swarm(
+                    resolved, network, request, agents=swarm, address=address, console=console
+                )
+            else:
+                document = run_research(resolved, network, request, address, console)
         except FathomError as e:
             _fail(e)
     result, report = write_results(out, document)

@@ -49,3 +49,27 @@ def run_research(
             _, outcome = run_session(engine, request, f"s-{uuid.uuid4().hex[:12]}", show)
         console.print()
     return result_document(outcome.state, time.monotonic() - started)
+
+
+def run_swarm(
+    settings: Settings,
+    network: NetworkMap,
+    request: ResearchRequest,
+    *,
+    agents: int,
+    address: str | None,
+    console: Console,
+) -> dict[str, Any]:
+    """A swarm of ``agents`` researchers on the goal; its result.json document."""
+    from actors.coordinator import run_swarm as run  # noqa: PLC0415
+    from fathom_ray.swarm.results import swarm_document  # noqa: PLC0415
+
+    started = time.monotonic()
+    swarm_id = f"w-{uuid.uuid4().hex[:12]}"
+    with running_engine(settings, network, address, "the swarm", console.print) as engine:
+        console.print(f"swarm {swarm_id}: {agents} researchers on {request.goal!r} ...")
+        result = run(engine, request, swarm_id, agents)
+        for agent in result.agents:
+            console.print(f"  {agent['agent']}: {agent['status']}, {agent.get('facts', 0)} facts")
+        judge = engine.judge.label
+    return swarm_document(result, request.depth, judge, time.monotonic() - started)

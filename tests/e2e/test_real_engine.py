@@ -129,3 +129,34 @@ def test_research_on_your_documents_cites_document_chunks(tmp_path: Path) -> Non
         assert fact["source_url"].startswith("doc://")
         assert evidence_in(fact["evidence"], texts[fact["source_url"]])
     assert any("3.7.0" in f["evidence"] for f in result["facts"])
+
+
+def test_a_swarm_researches_a_multi_part_goal_with_the_evidence_judge(tmp_path: Path) -> None:
+    """`fathom research --swarm 2`: two researchers, one per part, on the shared real engine; the
+    analyst merges their facts, the verifier's receipts pass them, and the task ledger records it."""
+    fathom = Path(sys.executable).with_name("fathom")
+    env = {**os.environ, "FATHOM_DATA_DIR": str(tmp_path / "data"), "FATHOM_FETCH__MIN_HOST_DELAY_S": "0.2"}
+    out = tmp_path / "out"
+    command = [str(fathom), "research", GOAL, "--web", "offline", "--depth", "quick", "--max-pages", "6"]
+    command += ["--swarm", "2", "--out", str(out)]
+    run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900, check=False)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    result = json.loads((out / "result.json").read_text())
+    assert result["mode"] == "swarm"
+    complete = [a for a in result["agents"] if a["status"] == "complete"]
+    assert {a["agent"] for a in complete} >= {"r1-researcher-1", "r1-researcher-2"}
+    assert result["usage"]["pages_fetched"] <= 6
+    assert result["facts"], run.stdout[-3000:]
+    verified = [f for f in result["facts"] if f["verified"] == "PASS"]
+    assert verified
+    said = " ".join(f["evidence"] for f in verified)
+    assert "3.8" in said
+    assert "572" in said
+    assert {r["kind"] for r in result["receipts"]} == {"stored", "served"}
+    ledger = [
+        json.loads(line) for line in (tmp_path / "data" / "ledger" / f"{result['session_id']}.jsonl").open()
+    ]
+    assert ledger[0]["kind"] == "plan"
+    assert ledger[-1]["kind"] == "completion"
+    assert sum(r["kind"] == "assignment" for r in ledger) >= 2
+    assert "572" in (out / "report.md").read_text()
