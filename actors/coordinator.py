@@ -45,7 +45,9 @@ class _Researchers:
             sources=service.request.sources,
         )
         session_id = f"{service.swarm_id}-{sub.agent}"
-        actor = session_actor().remote(service.settings, session_id, request, service.parts, service.network)
+        actor = session_actor(session_id).remote(
+            service.settings, session_id, request, service.parts, service.network
+        )
         service.running[sub.agent] = actor
         try:
             try:  # ready: it answers a call at all
