@@ -112,22 +112,32 @@ def main() -> None:
 
     prompt_rows = []
     for name, choose in (("head of the page (before)", _head), ("best passages (now)", _passages)):
-        sizes, held, total = [], 0, 0
+        sizes, held, total, kept, gold_kept = [], 0, 0, 0, 0
         for question, page in pages:
             checklist = [
                 ChecklistItem(f"Q{n}", q) for n, q in enumerate(decompose(str(question["question"]), 10), 1)
             ]
-            prompt = " ".join(choose(page, checklist, args.page_chars).split())
+            text = choose(page, checklist, args.page_chars)
+            prompt = " ".join(text.split())
             sizes.append(len(prompt))
             quotes = [e["quote"] for e in question["evidence"] if e["url"] == page.url]  # type: ignore[attr-defined]
             held += sum(" ".join(q.split()) in prompt for q in quotes)
             total += len(quotes)
+            # a reader of that text alone: the evidence judge, on a page that is only the prompt
+            seen = ExtractedPage(page.url, page.title, text)
+            analysis = asyncio.run(judge.analyse_page(str(question["question"]), checklist, [], seen)).answer
+            facts = analysis.facts if analysis else []
+            kept += len(facts)
+            said = " ".join(" ".join(f.evidence.split()) for f in facts)
+            gold_kept += sum(" ".join(q.split()) in said for q in quotes)
         prompt_rows.append(
             [
                 name,
                 f"{sum(sizes) / len(sizes):.0f}",
                 f"{sum(sizes) / len(sizes) / 4:.0f}",
                 f"{held}/{total} ({held / total:.2f})",
+                f"{kept / len(pages):.1f}",
+                f"{gold_kept}/{total} ({gold_kept / total:.2f})",
             ]
         )
 
@@ -144,11 +154,21 @@ def main() -> None:
             f"{(rss_after - rss_embedder) / 1024:.0f} MiB beside the embedder's own.",
             "",
             f"What an LLM judge reads of the same pages, cut to page_chars = {args.page_chars} "
-            "(tokens estimated as characters / 4), and how many of the questions' gold evidence quotes "
-            "on that page it can see:",
+            "(tokens estimated as characters / 4), how many of the questions' gold evidence quotes "
+            "on that page it can see, and the facts a reader of that text alone keeps: the evidence "
+            "judge analysing a page that is only the prompt text (no capable model reaches these "
+            "machines, and the CPU model keeps none either way), and how many gold quotes those "
+            "facts hold:",
             "",
             table(
-                ["prompt text", "chars per page", "~tokens per page", "gold quotes in the prompt"],
+                [
+                    "prompt text",
+                    "chars per page",
+                    "~tokens per page",
+                    "gold quotes in the prompt",
+                    "facts kept per page",
+                    "gold quotes in the facts",
+                ],
                 prompt_rows,
             ),
         ]
