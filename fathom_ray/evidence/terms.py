@@ -59,6 +59,7 @@ QUESTION_WORDS = frozenset(
 )
 _WORD = re.compile(r"[A-Za-z0-9][\w.+#-]*[\w+#]|[A-Za-z0-9]")
 _SUFFIXES = ("ing", "ed", "es", "s")
+_SITE_SUFFIX = re.compile(r"\s+(?:\u2014|\u2013|\||-|::)\s+")
 
 
 def stem(token: str) -> str:
@@ -97,8 +98,10 @@ def keywords(text: str) -> list[str]:
 def title_match(title: str, query: str) -> float:
     """Share of a title's terms that the query holds: 1.0 for a page named after what the query
     asks ("MERGE" for "MERGE PostgreSQL SQL", "5.3. Generated Columns" for "generated columns
-    PostgreSQL"), low for a page on something else that mentions it. Numbers are not terms here."""
-    words = {t for t in terms(title) if not t.replace(".", "").isdigit()}
+    PostgreSQL"), low for a page on something else that mentions it. Numbers are not terms here,
+    nor the site's name after the title's separator ("Index — Python 3.11.2 documentation")."""
+    own = _SITE_SUFFIX.split(title, maxsplit=1)[0]  # "Index — Python 3.11.2 documentation": "Index"
+    words = {t for t in terms(own) if not t.replace(".", "").isdigit()}
     if not words:
         return 0.0
     return len(words & set(terms(query))) / len(words)

@@ -137,7 +137,7 @@ def test_a_swarm_researches_a_multi_part_goal_with_the_evidence_judge(tmp_path: 
     fathom = Path(sys.executable).with_name("fathom")
     env = {**os.environ, "FATHOM_DATA_DIR": str(tmp_path / "data"), "FATHOM_FETCH__MIN_HOST_DELAY_S": "0.2"}
     out = tmp_path / "out"
-    command = [str(fathom), "research", GOAL, "--web", "offline", "--depth", "quick", "--max-pages", "6"]
+    command = [str(fathom), "research", GOAL, "--web", "offline", "--depth", "focused"]
     command += ["--swarm", "2", "--out", str(out)]
     run = subprocess.run(command, env=env, capture_output=True, text=True, timeout=900, check=False)
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
@@ -145,7 +145,7 @@ def test_a_swarm_researches_a_multi_part_goal_with_the_evidence_judge(tmp_path: 
     assert result["mode"] == "swarm"
     complete = [a for a in result["agents"] if a["status"] == "complete"]
     assert {a["agent"] for a in complete} >= {"r1-researcher-1", "r1-researcher-2"}
-    assert result["usage"]["pages_fetched"] <= 6
+    assert result["usage"]["pages_fetched"] <= PRESETS["focused"].max_pages
     assert result["facts"], run.stdout[-3000:]
     verified = [f for f in result["facts"] if f["verified"] == "PASS"]
     assert verified

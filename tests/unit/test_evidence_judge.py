@@ -209,6 +209,9 @@ def test_a_title_named_after_the_query_matches_it() -> None:
     assert title_match("SET TRANSACTION", "MERGE PostgreSQL SQL") == 0.0
     assert title_match("6.4. Returning Data from Modified Rows", "PostgreSQL RETURNING clause") == 0.25
     assert title_match("", "anything") == 0.0
+    # the site's name after the separator is not what the page is about
+    assert title_match("Index — Python 3.11.2 documentation", "Python assignment expressions") == 0.0
+    assert title_match("6. Expressions — Python 3.11.2 documentation", "Python assignment expressions") == 1.0
 
 
 def test_discovery_searches_the_open_parts_not_the_goal_they_make_up() -> None:
