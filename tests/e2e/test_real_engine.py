@@ -153,9 +153,8 @@ def test_a_swarm_researches_a_multi_part_goal_with_the_evidence_judge(tmp_path: 
     assert "3.8" in said
     assert "572" in said
     assert {r["kind"] for r in result["receipts"]} == {"stored", "served"}
-    ledger = [
-        json.loads(line) for line in (tmp_path / "data" / "ledger" / f"{result['session_id']}.jsonl").open()
-    ]
+    ledger_file = tmp_path / "data" / "ledger" / f"{result['session_id']}.jsonl"
+    ledger = [json.loads(line) for line in ledger_file.read_text().splitlines()]
     assert ledger[0]["kind"] == "plan"
     assert ledger[-1]["kind"] == "completion"
     assert sum(r["kind"] == "assignment" for r in ledger) >= 2
