@@ -131,9 +131,8 @@ def rank_and_sample(
     Some candidates are always taken before the rest of the batch is sampled: those in ``first``
     (the caller's leads, at most ``lead_slots``, by default all but one slot of the batch), the
     one the proposing lists support most (what the search engines rank first) and the best fused
-    one. At a small page
-    budget a sample must not lose the page the search engine ranks first, nor the one every signal
-    together ranks first.
+    one. At a small page budget a sample must not lose the page the search engine ranks first, nor
+    the one every signal together ranks first.
     """
     if not pending or n <= 0:
         return []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 
 from fathom_ray.errors import InvalidURLError, SearchError
@@ -21,9 +21,19 @@ async def search_all(searcher: Searcher, queries: Sequence[str], limit: int) -> 
     A query that fails is logged and skipped; when every query fails the first
     ``SearchError`` is raised, so an unreachable engine is never an empty success.
     """
+    found = await search_each(lambda query: searcher.search(query, limit), queries)
+    return merge(list(found.values()))
+
+
+async def search_each(
+    search: Callable[[str], Awaitable[list[SearchResult]]], queries: Sequence[str]
+) -> dict[str, list[SearchResult]]:
+    """Each query's own results, the queries run in parallel. A query that fails with a
+    ``SearchError`` is logged and left out; when every query fails the first one is raised; any
+    other error is raised as it is."""
     if not queries:
-        return []
-    outcomes = await asyncio.gather(*(searcher.search(q, limit) for q in queries), return_exceptions=True)
+        return {}
+    outcomes = await asyncio.gather(*(search(q) for q in queries), return_exceptions=True)
     errors = [o for o in outcomes if isinstance(o, BaseException)]
     for error in errors:
         if not isinstance(error, SearchError):
@@ -31,7 +41,7 @@ async def search_all(searcher: Searcher, queries: Sequence[str], limit: int) -> 
         logger.warning("search failed: %s", error)
     if len(errors) == len(outcomes):
         raise errors[0]
-    return merge([o for o in outcomes if not isinstance(o, BaseException)])
+    return {q: o for q, o in zip(queries, outcomes, strict=True) if not isinstance(o, BaseException)}
 
 
 def merge(result_lists: Sequence[Sequence[SearchResult]]) -> list[SearchResult]:

@@ -43,7 +43,7 @@ from fathom_ray.models import (
 )
 from fathom_ray.ports import Embedder, JudgePort
 from fathom_ray.presets import Preset
-from fathom_ray.search import merge
+from fathom_ray.search import merge, search_each
 from fathom_ray.session_events import EventLog
 from fathom_ray.session_state import CANCELLED, COMPLETE, RUNNING, PageRecord, SessionState
 from fathom_ray.settings import ResearchSettings
@@ -132,7 +132,7 @@ class ResearchSession:
         self._search_error: SearchError | None = None
         self._delays_known: set[str] = set()
         self._work: asyncio.Future[Any] | None = None
-        self._leads: list[str] = []  # the queries of the latest discovery, whose first results lead
+        self._leads: list[str] = []  # the queries of the latest discovery, whose best results lead
         self._discovered: list[str] = []  # the queries of the latest discovery, for the next ranks too
         self._rankings: dict[str, list[str]] = {}  # each web query's results, best first
         digest = hashlib.sha1(state.session_id.encode(), usedforsecurity=False).hexdigest()
@@ -241,23 +241,11 @@ class ResearchSession:
         """Every query's results, merged by URL; each query's own ranking is kept for its leads. A
         query that fails is skipped, and when all fail the first failure is raised."""
         limit = self._results_per_query
-        outcomes = await asyncio.gather(
-            *(self._s.search.search([q], limit) for q in queries), return_exceptions=True
-        )
-        lists: list[list[SearchResult]] = []
-        for query, outcome in zip(queries, outcomes, strict=True):
-            if isinstance(outcome, SearchError):
-                logger.warning("search failed: %s", outcome, extra={"session_id": self.state.session_id})
-                continue
-            if isinstance(outcome, BaseException):
-                raise outcome
-            lists.append(outcome)
-            ranked = [r.url for r in sorted(outcome, key=lambda r: r.rank)]
+        found = await search_each(lambda query: self._s.search.search([query], limit), queries)
+        for query, results in found.items():
+            ranked = [r.url for r in sorted(results, key=lambda r: r.rank)]
             self._rankings[query] = [*self._rankings.get(query, []), *ranked]
-        if not lists:
-            failure = next(o for o in outcomes if isinstance(o, SearchError))
-            raise failure
-        return merge(lists)
+        return merge(list(found.values()))
 
     async def _search_documents(self, queries: Sequence[str]) -> list[Candidate]:
         """The user's document chunks for ``queries`` (hybrid search), when the session asks for them."""
@@ -365,7 +353,7 @@ class ResearchSession:
         relevance = {u: max(row[i] for row in lexical) for i, u in enumerate(urls)}
         qualities = await self._s.memory.domain_qualities(sorted({domain_of(u) for u in urls}))
         # The newest discovery queries say what the open questions need now (the multi-hop step):
-        # the first result of each is taken before the ranking fills the rest of the batch.
+        # each one's lead is taken before the ranking fills the rest of the batch.
         leads = self._lead_urls({c.url: c for c in pending})
         self._leads = []
         batch = rank_and_sample(

@@ -76,7 +76,8 @@ class Coordinator:
         self._judge, self._researchers, self._pages, self._ledger = judge, researchers, pages, ledger
         self._agents, self._budget, self._size = agents, budget, checklist_size
         self._replan_rounds = replan_rounds
-        self._outcomes: list[tuple[SubGoal, ResearcherOutcome]] = []
+        self._outcomes: list[ResearcherOutcome] = []
+        self._served: dict[str, str | None] = {}  # the verifier's pages as served now, each fetched once
 
     async def run(self) -> SwarmResult:
         result = self.result
@@ -155,7 +156,7 @@ class Coordinator:
             facts = sorted(outcome.facts, key=lambda f: -f.confidence)[:FINDINGS_PER_AGENT]
             ids = tuple(dict.fromkeys([*sub.item_ids, "Q1"]))  # what it found answers its items
             capped = replace(outcome, facts=tuple(replace(f, checklist_ids=ids) for f in facts))
-            self._outcomes.append((task, capped))
+            self._outcomes.append(capped)
             self._ledger.append(
                 agent,
                 RecordKind.COMPLETION,
@@ -186,7 +187,7 @@ class Coordinator:
     async def _collect(self) -> None:
         """The analyst's merge of every ledger so far, then the verifier's receipts for new facts."""
         result = self.result
-        merged = merge([(o.agent, o.facts) for _, o in self._outcomes])
+        merged = merge([(o.agent, o.facts) for o in self._outcomes])
         known = {(m.fact.source_url, m.fact.evidence) for m in result.facts}
         result.facts = merged
         for m in merged:
@@ -197,7 +198,7 @@ class Coordinator:
                     {"fact": m.fact.id, "contradicts": list[JsonValue](m.fact.contradicts)},
                     beacon=Beacon.CONTRADICTION,
                 )
-        stored = {url: text for _, o in self._outcomes for url, text in o.pages.items()}
+        stored = {url: text for o in self._outcomes for url, text in o.pages.items()}
         fresh: list[Receipt] = []
         for m in merged:
             if (m.fact.source_url, m.fact.evidence) in known:
@@ -205,8 +206,9 @@ class Coordinator:
             fact = m.fact
             fresh.append(check(fact, CheckKind.STORED, stored.get(fact.source_url), time.time()))
             if self._pages is not None:
-                served = await self._pages.page_text(fact.source_url)
-                fresh.append(check(fact, CheckKind.SERVED, served, time.time()))
+                if fact.source_url not in self._served:
+                    self._served[fact.source_url] = await self._pages.page_text(fact.source_url)
+                fresh.append(check(fact, CheckKind.SERVED, self._served[fact.source_url], time.time()))
         result.receipts += fresh
         for receipt in fresh:
             self._ledger.append(

@@ -52,7 +52,11 @@ class Researchers:
 class Served:
     """The web now: the blog post has since been rewritten."""
 
+    def __init__(self) -> None:
+        self.fetched: list[str] = []
+
     async def page_text(self, url: str) -> str | None:
+        self.fetched.append(url)
         return "This post was rewritten." if "blog" in url else PAGES.get(url)
 
 
@@ -109,6 +113,9 @@ def test_a_swarm_fans_out_reassigns_a_crash_verifies_and_fills_gaps(tmp_path: Pa
     assert "Python 3.9" not in result.report_markdown
     assert "Chris Angelico" in result.report_markdown
     assert {a["status"] for a in result.agents} == {"complete", "failed"}
+    served = swarm._pages
+    assert isinstance(served, Served)
+    assert sorted(served.fetched) == sorted(set(served.fetched))  # each page fetched again once
 
 
 def test_a_settled_checklist_stops_after_the_first_round(tmp_path: Path) -> None:
