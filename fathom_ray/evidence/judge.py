@@ -36,7 +36,7 @@ from fathom_ray.models import ChecklistItem, ExtractedPage, Fact, Usage
 from fathom_ray.ports import Embedder
 from fathom_ray.untrusted import unfit_for_fact
 
-MAX_EMBEDDED = 10
+MAX_EMBEDDED = 8
 FACTS_PER_QUESTION = 3
 MAX_FACTS = 12
 MAX_LINKS = 5

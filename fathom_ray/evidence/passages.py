@@ -10,8 +10,8 @@ and the answer-type match, fused into one score in [0, 1].
   operators" does not pass for "assignment expressions"; and with its window: the share of the
   question's terms in the sentences around it, so "(Contributed by Emily Morehouse.)" two lines
   after "the walrus operator" is read as part of that passage.
-- **semantic**: cosine of the sentence (prefixed by its heading) and the question, from the
-  embedder, mapped from [``COSINE_FLOOR``, ``COSINE_FLOOR + COSINE_SPAN``] onto [0, 1].
+- **semantic**: cosine of the sentence (prefixed by its heading, cut to ``EMBEDDED_WORDS``) and
+  the question, from the embedder, mapped from [``COSINE_FLOOR``, ``COSINE_FLOOR + COSINE_SPAN``] onto [0, 1].
 - **type**: ``answer_types.type_match`` of the sentence for the question's expected type, or half
   that of its heading and the page's title when the sentence itself has none ("What's New In
   Python 3.8" answers a version question for the sentences under it).
@@ -45,6 +45,9 @@ WINDOW_WEIGHT = 0.25
 WINDOW = 2
 MIN_FACT_WORDS = 5
 MIN_HEADING_FACT_WORDS = 3
+# The embedder reads at most this many words of a sentence (with its heading): the encoder's cost
+# grows with the tokens, and a long table row or list says what it is about in its first words.
+EMBEDDED_WORDS = 40
 
 Embed = Callable[[Sequence[str]], Awaitable[list[list[float]]]]
 
@@ -235,9 +238,11 @@ async def _similarities(
 
 
 def _with_heading(sentence: Sentence) -> str:
+    text = sentence.plain
     if sentence.heading and sentence.heading not in sentence.text:
-        return f"{sentence.heading}: {sentence.plain}"
-    return sentence.plain
+        text = f"{sentence.heading}: {text}"
+    words = text.split()
+    return " ".join(words[:EMBEDDED_WORDS]) if len(words) > EMBEDDED_WORDS else text
 
 
 def lexical_best(index: SentenceIndex, questions: Sequence[Question]) -> dict[int, float]:
