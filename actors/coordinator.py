@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any
 
 import ray
@@ -22,12 +23,15 @@ from fathom_ray.network import NetworkMap
 from fathom_ray.presets import get_preset
 from fathom_ray.session_state import SessionOutcome
 from fathom_ray.settings import Settings
-from fathom_ray.swarm.coordinator import Coordinator, ResearcherOutcome, SwarmResult
+from fathom_ray.swarm.bundle import SwarmReport, bundle_files, report_page, write_bundle
+from fathom_ray.swarm.coordinator import Coordinator, ResearcherOutcome
 from fathom_ray.swarm.plan import Budget, SubGoal, check_agents
-from fathom_ray.swarm.task_ledger import TaskLedger
+from fathom_ray.swarm.results import swarm_document
+from fathom_ray.swarm.task_ledger import TaskLedger, read_text
 
 logger = logging.getLogger(__name__)
 READY_S = 30.0
+CANCEL_GRACE_S = 15.0  # for a cancelled researcher to hand back what it found before it is killed
 
 
 class _Researchers:
@@ -80,7 +84,8 @@ class _ServedPages:
 
 
 class CoordinatorService:
-    """No I/O in ``__init__``; ``run`` drives the swarm to its report."""
+    """No I/O in ``__init__``; ``run`` drives the swarm to its report and its bundle (kept under
+    ``DATA_DIR/bundles/<swarm_id>/``)."""
 
     def __init__(  # noqa: PLR0917 (Ray builds actors from positional arguments)
         self,
@@ -90,35 +95,64 @@ class CoordinatorService:
         agents: int,
         parts: ActorDirectory,
         network: NetworkMap,
+        judge_label: str = "",
     ) -> None:
         self.settings, self.swarm_id, self.request = settings, swarm_id, request
         self.agents = check_agents(agents)
-        self.parts, self.network = parts, network
+        self.parts, self.network, self.judge_label = parts, network, judge_label
         self.running: dict[str, Any] = {}
+        self._swarm: Coordinator | None = None
+        self._cancel_requested = False
 
-    async def run(self) -> SwarmResult:
+    async def run(self) -> SwarmReport:
+        started = time.monotonic()
         handles = self.parts.resolve()
         preset = get_preset(self.request.depth)
         budget = Budget(self.request.page_limit, self.request.time_limit_s, self.request.token_limit)
-        swarm = Coordinator(
+        folder = self.settings.data_dir / "ledger"
+        self._swarm = swarm = Coordinator(
             self.swarm_id,
             self.request.goal,
             judge=RemoteJudge(handles.judge),
             researchers=_Researchers(self),
             pages=_ServedPages(handles.browser, handles.extractor),
-            ledger=TaskLedger(self.settings.data_dir / "ledger", self.swarm_id),
+            ledger=TaskLedger(folder, self.swarm_id),
             agents=self.agents,
             budget=budget,
             checklist_size=preset.checklist_size,
         )
-        return await swarm.run()
+        if self._cancel_requested:
+            swarm.cancel()
+        result = await swarm.run()
+        document = swarm_document(result, self.request.depth, self.judge_label, time.monotonic() - started)
+        pdf = await self._pdf(handles.browser, report_page(result))
+        files = bundle_files(result, document, read_text(folder, self.swarm_id), with_pdf=pdf is not None)
+        write_bundle(self.settings.data_dir / "bundles" / self.swarm_id, files, pdf)
+        return SwarmReport(result, document, files, pdf)
+
+    async def _pdf(self, browser: Any, html: str) -> bytes | None:
+        try:
+            pdf: bytes = await browser.pdf.remote(html)
+        except Exception as e:  # noqa: BLE001 (no browser, no PDF: the bundle ships without it)
+            logger.warning("swarm %s: report.pdf not printed: %s", self.swarm_id, e)
+            return None
+        return pdf
 
     async def researchers(self) -> list[str]:
         """The researchers running now, by agent name."""
         return sorted(self.running)
 
     async def cancel(self) -> None:
-        """End every running researcher now (the swarm composes what it has)."""
+        """Start no more researchers; ask the running ones to stop and hand back what they found,
+        kill those still running after ``CANCEL_GRACE_S``; the swarm composes what it has."""
+        self._cancel_requested = True
+        if self._swarm is not None:
+            self._swarm.cancel()
+        for actor in list(self.running.values()):
+            actor.cancel.remote()
+        deadline = time.monotonic() + CANCEL_GRACE_S
+        while self.running and time.monotonic() < deadline:
+            await asyncio.sleep(0.2)
         for actor in list(self.running.values()):
             ray.kill(actor, no_restart=True)
 
@@ -127,13 +161,13 @@ def coordinator_actor() -> Any:
     return ray.remote(CoordinatorService).options(num_cpus=0, max_restarts=0)
 
 
-def run_swarm(engine: Engine, request: ResearchRequest, swarm_id: str, agents: int) -> SwarmResult:
+def run_swarm(engine: Engine, request: ResearchRequest, swarm_id: str, agents: int) -> SwarmReport:
     """Run a swarm on ``engine`` to its report (its coordinator, and so its researchers, end with it)."""
     coordinator = coordinator_actor().remote(
-        engine.settings, swarm_id, request, agents, engine.directory, engine.network
+        engine.settings, swarm_id, request, agents, engine.directory, engine.network, engine.judge.label
     )
     try:
-        result: SwarmResult = ray.get(coordinator.run.remote())
+        result: SwarmReport = ray.get(coordinator.run.remote())
     finally:
         ray.kill(coordinator, no_restart=True)
     return result

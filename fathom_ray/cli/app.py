@@ -119,7 +119,9 @@ def research(  # noqa: PLR0917 (one parameter per command-line option)
     web: Annotated[
         Web, typer.Option(help="internet, or offline to research the offline test web.")
     ] = Web.INTERNET,
-    out: Annotated[Path, typer.Option(help="Where to write report.md and result.json.")] = Path("fathom-out"),
+    out: Annotated[
+        Path, typer.Option(help="Where to write report.md and result.json (and a swarm's report bundle).")
+    ] = Path("fathom-out"),
     address: Annotated[
         str | None, typer.Option(help="An existing Ray cluster (default: a local one).")
     ] = None,
@@ -159,7 +161,7 @@ def research(  # noqa: PLR0917 (one parameter per command-line option)
             resolved = settings_for(settings, network, search and search.value)
             if swarm is not None:
                 document = run_swarm(
-                    resolved, network, request, agents=swarm, address=address, console=console
+                    resolved, network, request, agents=swarm, address=address, console=console, out=out
                 )
             else:
                 document = run_research(resolved, network, request, address, console)

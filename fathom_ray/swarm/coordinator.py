@@ -55,6 +55,7 @@ class SwarmResult:
     rounds: int = 0
     report_markdown: str = ""
     stop_reason: str = ""
+    budget: Budget | None = None
 
 
 class Coordinator:
@@ -72,12 +73,18 @@ class Coordinator:
         checklist_size: int,
         replan_rounds: int = 2,
     ) -> None:
-        self.result = SwarmResult(swarm_id, goal, [])
+        self.result = SwarmResult(swarm_id, goal, [], budget=budget)
         self._judge, self._researchers, self._pages, self._ledger = judge, researchers, pages, ledger
         self._agents, self._budget, self._size = agents, budget, checklist_size
         self._replan_rounds = replan_rounds
         self._outcomes: list[ResearcherOutcome] = []
         self._served: dict[str, str | None] = {}  # the verifier's pages as served now, each fetched once
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        """Start no researcher from now on (the caller ends the running ones); compose what was found."""
+        self.cancelled = True
+        self._ledger.append("coordinator", RecordKind.FAILURE, {"error": "cancelled"})
 
     async def run(self) -> SwarmResult:
         result = self.result
@@ -90,6 +97,9 @@ class Coordinator:
         for round_number in range(self._replan_rounds + 1):
             share = FIRST_ROUND_SHARE if round_number == 0 and self._replan_rounds else 1.0
             pages = max(1, int(pages_left * share)) if pages_left > 0 else 0
+            if self.cancelled:
+                result.stop_reason = "cancelled"
+                break
             if pages == 0:
                 result.stop_reason = "page budget spent"
                 break
@@ -108,6 +118,9 @@ class Coordinator:
             pages_left -= sum(o.pages_fetched for o in outcomes if o is not None)
             await self._collect()
             open_items = await self._goal_check()
+            if self.cancelled:
+                result.stop_reason = "cancelled"
+                break
             if not open_items:
                 result.stop_reason = "checklist satisfied"
                 break
@@ -123,6 +136,8 @@ class Coordinator:
 
     async def _run_one(self, sub: SubGoal) -> ResearcherOutcome | None:
         for attempt in (1, 2):
+            if self.cancelled:
+                return None
             agent = sub.agent if attempt == 1 else f"{sub.agent}-again"
             task = replace(sub, agent=agent)
             self._ledger.append(
@@ -150,8 +165,9 @@ class Coordinator:
                 outcome = await self._researchers.research(task)
             except Exception as e:  # noqa: BLE001 (any crash: an actor died, a session failed) re-assigned once
                 logger.warning("researcher %s failed: %s", agent, e)
+                status = "cancelled" if self.cancelled else "failed"
                 self._ledger.append(agent, RecordKind.FAILURE, {"error": f"{type(e).__name__}: {e}"[:500]})
-                self.result.agents.append({"agent": agent, "goal": sub.goal, "status": "failed"})
+                self.result.agents.append({"agent": agent, "goal": sub.goal, "status": status})
                 continue
             facts = sorted(outcome.facts, key=lambda f: -f.confidence)[:FINDINGS_PER_AGENT]
             ids = tuple(dict.fromkeys([*sub.item_ids, "Q1"]))  # what it found answers its items

@@ -16,7 +16,7 @@ def swarm_document(result: SwarmResult, depth: str, judge: str, wall_s: float) -
         "mode": "swarm",
         "goal": result.goal,
         "depth": depth,
-        "status": "complete",
+        "status": "cancelled" if result.stop_reason == "cancelled" else "complete",
         "stop_reason": result.stop_reason,
         "checklist": [
             {"id": i.id, "question": i.question, "satisfied": i.satisfied} for i in result.checklist
