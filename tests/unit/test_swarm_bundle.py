@@ -12,6 +12,9 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
+from fathom_ray import report
+from fathom_ray.llm.answers import Finding
+from fathom_ray.models import ChecklistItem, Fact
 from fathom_ray.report_html import CSP, render_html
 from fathom_ray.swarm.bundle import bundle_files, bundle_zip, write_bundle
 from fathom_ray.swarm.results import swarm_document
@@ -89,3 +92,16 @@ def test_the_report_page_keeps_only_web_links_and_loads_nothing() -> None:
     hrefs = re.findall(r'<a href="([^"]+)" rel="noopener noreferrer">', page)
     assert hrefs == ["https://python.org/dev/peps/pep-0572/"]
     assert "default-src 'none'" in CSP
+
+
+def test_a_finding_that_starts_like_a_list_stays_one_line_of_the_report() -> None:
+    facts = [
+        Fact("F1", "- formal parameters to functions", "- formal parameters to functions", "http://a.test/"),
+        Fact("F2", "12. Twelve ![x](http://evil.test/x.png)", "12. Twelve", "http://b.test/"),
+    ]
+    findings = [Finding(sentence=f.claim, fact_ids=[f.id]) for f in facts]
+    text = report.render("goal", [ChecklistItem("Q1", "goal")], findings, facts, "done")
+    shown = MarkdownIt("commonmark").render(text)
+    assert shown.count("<ul>") == 2  # the findings and the checklist: no list inside a finding
+    assert "<li>- formal parameters to functions [1] (F1)</li>" in shown
+    assert "<img" not in shown
