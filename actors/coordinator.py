@@ -15,22 +15,25 @@ import time
 from typing import Any
 
 import ray
+from ray.exceptions import RayError
 
 from actors.engine import Engine
 from actors.session import ActorDirectory, Remote, RemoteJudge, session_actor
-from fathom_ray.models import FetchResult, ResearchRequest
+from fathom_ray.models import Event, EventType, FetchResult, ResearchRequest
 from fathom_ray.network import NetworkMap
 from fathom_ray.presets import get_preset
-from fathom_ray.session_state import SessionOutcome
+from fathom_ray.session_events import EventLog
+from fathom_ray.session_state import FAILED, SessionOutcome, SessionState
 from fathom_ray.settings import Settings
 from fathom_ray.swarm.bundle import SwarmReport, bundle_files, report_page, write_bundle
 from fathom_ray.swarm.coordinator import Coordinator, ResearcherOutcome
 from fathom_ray.swarm.plan import Budget, SubGoal, check_agents
-from fathom_ray.swarm.results import swarm_document
+from fathom_ray.swarm.results import swarm_document, swarm_state
 from fathom_ray.swarm.task_ledger import TaskLedger, read_text
 
 logger = logging.getLogger(__name__)
 READY_S = 30.0
+RELAY_S = 0.5  # how often a researcher's new events are relayed to the swarm's log
 CANCEL_GRACE_S = 15.0  # for a cancelled researcher to hand back what it found before it is killed
 
 
@@ -59,14 +62,38 @@ class _Researchers:
             except TimeoutError:
                 ray.kill(actor, no_restart=True)
                 raise TimeoutError(f"{sub.agent} not ready within {READY_S:.0f} s") from None
-            outcome: SessionOutcome = await actor.run.remote()
+            outcome = await self._run_relaying(actor, sub.agent)
         finally:
             service.running.pop(sub.agent, None)
+        ray.kill(actor, no_restart=True)  # its state is in the stores; its memory goes back now
         state = outcome.state
         pages = {p.url: p.text for p in state.pages if p.text}
         return ResearcherOutcome(
             sub.agent, tuple(state.ledger.facts), pages, state.pages_fetched, state.stop_reason
         )
+
+    async def _run_relaying(self, actor: Any, agent: str) -> SessionOutcome:
+        """The researcher's run; meanwhile its events go on in the swarm's log with its agent id
+        (its ``complete`` or ``error`` is not the swarm's: the agent event says how it ended)."""
+        run = asyncio.ensure_future(_outcome(actor))
+        seen = 0
+        while True:
+            await asyncio.wait({run}, timeout=RELAY_S)
+            try:
+                events: list[Event] = await actor.events_since.remote(seen)
+            except RayError:
+                events = []  # restarting or gone: its run says what happened
+            for event in events:
+                seen = event.seq
+                if not event.type.is_terminal:
+                    self._service.events.emit(event.type, {**event.data, "agent": agent})
+            if run.done():
+                return run.result()
+
+
+async def _outcome(actor: Any) -> SessionOutcome:
+    outcome: SessionOutcome = await actor.run.remote()
+    return outcome
 
 
 class _ServedPages:
@@ -101,6 +128,7 @@ class CoordinatorService:
         self.agents = check_agents(agents)
         self.parts, self.network, self.judge_label = parts, network, judge_label
         self.running: dict[str, Any] = {}
+        self.events = EventLog(swarm_id)
         self._swarm: Coordinator | None = None
         self._cancel_requested = False
 
@@ -120,15 +148,35 @@ class CoordinatorService:
             agents=self.agents,
             budget=budget,
             checklist_size=preset.checklist_size,
+            events=self.events,
         )
         if self._cancel_requested:
             swarm.cancel()
-        result = await swarm.run()
-        document = swarm_document(result, self.request.depth, self.judge_label, time.monotonic() - started)
+        memory = Remote(handles.memory)
+        try:
+            result = await swarm.run()
+        except Exception as e:
+            state = SessionState(
+                self.swarm_id, self.request, status=FAILED, stop_reason=f"{type(e).__name__}: {e}"
+            )
+            self.events.emit_error(state.stop_reason)
+            await memory.checkpoint(state, self.events.take_unsaved())
+            raise
+        elapsed = time.monotonic() - started
+        document = swarm_document(result, self.request.depth, self.judge_label, elapsed)
         pdf = await self._pdf(handles.browser, report_page(result))
         files = bundle_files(result, document, read_text(folder, self.swarm_id), with_pdf=pdf is not None)
         write_bundle(self.settings.data_dir / "bundles" / self.swarm_id, files, pdf)
+        state = swarm_state(result, self.request, swarm.verified(), elapsed, self.judge_label)
+        self.events.emit(
+            EventType.COMPLETE,
+            {"facts": len(state.ledger.facts), "pages": state.pages_fetched, "bundle": True},
+        )
+        await memory.checkpoint(state, self.events.take_unsaved())
         return SwarmReport(result, document, files, pdf)
+
+    async def events_since(self, seq: int) -> list[Event]:
+        return self.events.since(seq)
 
     async def _pdf(self, browser: Any, html: str) -> bytes | None:
         try:
@@ -157,13 +205,14 @@ class CoordinatorService:
             ray.kill(actor, no_restart=True)
 
 
-def coordinator_actor() -> Any:
-    return ray.remote(CoordinatorService).options(num_cpus=0, max_restarts=0)
+def coordinator_actor(name: str | None = None) -> Any:
+    """The Coordinator actor class; ``name`` (the swarm's id) heads the task tree in the dashboard."""
+    return ray.remote(CoordinatorService).options(num_cpus=0, max_restarts=0, name=name)
 
 
 def run_swarm(engine: Engine, request: ResearchRequest, swarm_id: str, agents: int) -> SwarmReport:
     """Run a swarm on ``engine`` to its report (its coordinator, and so its researchers, end with it)."""
-    coordinator = coordinator_actor().remote(
+    coordinator = coordinator_actor(swarm_id).remote(
         engine.settings, swarm_id, request, agents, engine.directory, engine.network, engine.judge.label
     )
     try:

@@ -213,3 +213,14 @@ def bundle_zip(folder: str, files: Mapping[str, str], pdf: bytes | None) -> byte
         if pdf is not None:
             archive.writestr(f"{folder}/{PDF}", pdf)
     return buffer.getvalue()
+
+
+def read_bundle(folder: Path) -> tuple[dict[str, str], bytes | None]:
+    """A bundle written by ``write_bundle``: its text files by path, and its PDF if it has one."""
+    files = {
+        path.relative_to(folder).as_posix(): path.read_text(encoding="utf-8")
+        for path in sorted(folder.rglob("*"))
+        if path.is_file() and path.name != PDF
+    }
+    pdf = folder / PDF
+    return files, pdf.read_bytes() if pdf.is_file() else None
