@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -11,20 +12,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from actors.coordinator import run_swarm
 from actors.engine import Engine, run_session
 from fathom_ray.errors import FathomError
 from fathom_ray.models import ResearchRequest
 from fathom_ray.results import result_document
+from fathom_ray.swarm.plan import check_agents
 
 
 @dataclass(frozen=True, slots=True)
 class Question:
     id: str
     request: ResearchRequest
+    agents: int | None = None  # a swarm of this many researchers instead of one session
 
 
-def read_questions(path: Path, default_depth: str, report: Callable[[str], None]) -> Iterator[Question]:
-    """Questions of a JSONL file: {id, question or goal, depth?, max_pages?}; bad lines reported, skipped."""
+def read_questions(
+    path: Path, default_depth: str, report: Callable[[str], None], default_agents: int | None = None
+) -> Iterator[Question]:
+    """Questions of a JSONL file: {id, question or goal, depth?, max_pages?, agents?}; bad lines
+    reported, skipped. ``agents`` (or ``default_agents``) runs the question as a swarm."""
     for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
@@ -34,7 +41,8 @@ def read_questions(path: Path, default_depth: str, report: Callable[[str], None]
             request = ResearchRequest(
                 str(goal), str(item.get("depth") or default_depth), max_pages=item.get("max_pages")
             )
-            yield Question(str(item["id"]), request)
+            agents = item.get("agents", default_agents)
+            yield Question(str(item["id"]), request, check_agents(int(agents)) if agents else None)
         except (ValueError, KeyError, TypeError, AttributeError, FathomError) as e:
             report(f"line {number}: skipped ({type(e).__name__}: {e})")
 
@@ -70,11 +78,13 @@ def run_batch(
     def one(question: Question) -> None:
         started = time.monotonic()
         try:
-            _, outcome = run_session(engine, question.request, f"b-{question.id}")
-            line: dict[str, Any] = {
-                "id": question.id,
-                **result_document(outcome.state, time.monotonic() - started),
-            }
+            line: dict[str, Any] = {"id": question.id}
+            if question.agents is not None:  # its bundle stays in DATA_DIR/bundles/<swarm id>
+                swarm_id = f"w-b-{_plain(question.id)}"
+                line |= run_swarm(engine, question.request, swarm_id, question.agents).document
+            else:
+                _, outcome = run_session(engine, question.request, f"b-{question.id}")
+                line |= result_document(outcome.state, time.monotonic() - started)
         except Exception as e:  # noqa: BLE001 (one failed question is a result line, not the end of the batch)
             line = {
                 "id": question.id,
@@ -89,3 +99,8 @@ def run_batch(
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
         list(pool.map(one, todo))
     return len(todo)
+
+
+def _plain(question_id: str) -> str:
+    """A question id as it may go into a swarm id (letters, digits, ``_`` and ``-``)."""
+    return re.sub(r"[^A-Za-z0-9_-]+", "-", question_id)[:50] or "q"

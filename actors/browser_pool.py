@@ -78,6 +78,12 @@ class BrowserPool:
             return Preview(url, FetchStatus.ROBOTS, error="robots.txt disallows this URL")
         return await self._http.preview(url)
 
+    async def pdf(self, html: str) -> bytes:
+        """A report page printed to PDF by the pool's Chromium (nothing it names is loaded)."""
+        await self.start()
+        assert self._fetcher is not None
+        return await self._fetcher.pdf(html)
+
     async def robots_allow(self, url: str) -> bool:
         if not self._fetch_settings.respect_robots:
             return True

@@ -11,23 +11,30 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any
 
 import ray
+from ray.exceptions import RayError
 
 from actors.engine import Engine
 from actors.session import ActorDirectory, Remote, RemoteJudge, session_actor
-from fathom_ray.models import FetchResult, ResearchRequest
+from fathom_ray.models import Event, EventType, FetchResult, ResearchRequest
 from fathom_ray.network import NetworkMap
 from fathom_ray.presets import get_preset
-from fathom_ray.session_state import SessionOutcome
+from fathom_ray.session_events import EventLog
+from fathom_ray.session_state import FAILED, SessionOutcome, SessionState
 from fathom_ray.settings import Settings
-from fathom_ray.swarm.coordinator import Coordinator, ResearcherOutcome, SwarmResult
+from fathom_ray.swarm.bundle import SwarmReport, bundle_files, report_page, write_bundle
+from fathom_ray.swarm.coordinator import Coordinator, ResearcherOutcome
 from fathom_ray.swarm.plan import Budget, SubGoal, check_agents
-from fathom_ray.swarm.task_ledger import TaskLedger
+from fathom_ray.swarm.results import swarm_document, swarm_state
+from fathom_ray.swarm.task_ledger import TaskLedger, read_text
 
 logger = logging.getLogger(__name__)
 READY_S = 30.0
+RELAY_S = 0.5  # how often a researcher's new events are relayed to the swarm's log
+CANCEL_GRACE_S = 15.0  # for a cancelled researcher to hand back what it found before it is killed
 
 
 class _Researchers:
@@ -55,14 +62,38 @@ class _Researchers:
             except TimeoutError:
                 ray.kill(actor, no_restart=True)
                 raise TimeoutError(f"{sub.agent} not ready within {READY_S:.0f} s") from None
-            outcome: SessionOutcome = await actor.run.remote()
+            outcome = await self._run_relaying(actor, sub.agent)
         finally:
             service.running.pop(sub.agent, None)
+        ray.kill(actor, no_restart=True)  # its state is in the stores; its memory goes back now
         state = outcome.state
         pages = {p.url: p.text for p in state.pages if p.text}
         return ResearcherOutcome(
             sub.agent, tuple(state.ledger.facts), pages, state.pages_fetched, state.stop_reason
         )
+
+    async def _run_relaying(self, actor: Any, agent: str) -> SessionOutcome:
+        """The researcher's run; meanwhile its events go on in the swarm's log with its agent id
+        (its ``complete`` or ``error`` is not the swarm's: the agent event says how it ended)."""
+        run = asyncio.ensure_future(_outcome(actor))
+        seen = 0
+        while True:
+            await asyncio.wait({run}, timeout=RELAY_S)
+            try:
+                events: list[Event] = await actor.events_since.remote(seen)
+            except RayError:
+                events = []  # restarting or gone: its run says what happened
+            for event in events:
+                seen = event.seq
+                if not event.type.is_terminal:
+                    self._service.events.emit(event.type, {**event.data, "agent": agent})
+            if run.done():
+                return run.result()
+
+
+async def _outcome(actor: Any) -> SessionOutcome:
+    outcome: SessionOutcome = await actor.run.remote()
+    return outcome
 
 
 class _ServedPages:
@@ -80,7 +111,8 @@ class _ServedPages:
 
 
 class CoordinatorService:
-    """No I/O in ``__init__``; ``run`` drives the swarm to its report."""
+    """No I/O in ``__init__``; ``run`` drives the swarm to its report and its bundle (kept under
+    ``DATA_DIR/bundles/<swarm_id>/``)."""
 
     def __init__(  # noqa: PLR0917 (Ray builds actors from positional arguments)
         self,
@@ -90,50 +122,101 @@ class CoordinatorService:
         agents: int,
         parts: ActorDirectory,
         network: NetworkMap,
+        judge_label: str = "",
     ) -> None:
         self.settings, self.swarm_id, self.request = settings, swarm_id, request
         self.agents = check_agents(agents)
-        self.parts, self.network = parts, network
+        self.parts, self.network, self.judge_label = parts, network, judge_label
         self.running: dict[str, Any] = {}
+        self.events = EventLog(swarm_id)
+        self._swarm: Coordinator | None = None
+        self._cancel_requested = False
 
-    async def run(self) -> SwarmResult:
+    async def run(self) -> SwarmReport:
+        started = time.monotonic()
         handles = self.parts.resolve()
         preset = get_preset(self.request.depth)
         budget = Budget(self.request.page_limit, self.request.time_limit_s, self.request.token_limit)
-        swarm = Coordinator(
+        folder = self.settings.data_dir / "ledger"
+        self._swarm = swarm = Coordinator(
             self.swarm_id,
             self.request.goal,
             judge=RemoteJudge(handles.judge),
             researchers=_Researchers(self),
             pages=_ServedPages(handles.browser, handles.extractor),
-            ledger=TaskLedger(self.settings.data_dir / "ledger", self.swarm_id),
+            ledger=TaskLedger(folder, self.swarm_id),
             agents=self.agents,
             budget=budget,
             checklist_size=preset.checklist_size,
+            events=self.events,
         )
-        return await swarm.run()
+        if self._cancel_requested:
+            swarm.cancel()
+        memory = Remote(handles.memory)
+        try:
+            result = await swarm.run()
+        except Exception as e:
+            state = SessionState(
+                self.swarm_id, self.request, status=FAILED, stop_reason=f"{type(e).__name__}: {e}"
+            )
+            self.events.emit_error(state.stop_reason)
+            await memory.checkpoint(state, self.events.take_unsaved())
+            raise
+        elapsed = time.monotonic() - started
+        document = swarm_document(result, self.request.depth, self.judge_label, elapsed)
+        pdf = await self._pdf(handles.browser, report_page(result))
+        files = bundle_files(result, document, read_text(folder, self.swarm_id), with_pdf=pdf is not None)
+        write_bundle(self.settings.data_dir / "bundles" / self.swarm_id, files, pdf)
+        state = swarm_state(result, self.request, swarm.verified(), elapsed, self.judge_label)
+        self.events.emit(
+            EventType.COMPLETE,
+            {"facts": len(state.ledger.facts), "pages": state.pages_fetched, "bundle": True},
+        )
+        await memory.checkpoint(state, self.events.take_unsaved())
+        return SwarmReport(result, document, files, pdf)
+
+    async def events_since(self, seq: int) -> list[Event]:
+        return self.events.since(seq)
+
+    async def _pdf(self, browser: Any, html: str) -> bytes | None:
+        try:
+            pdf: bytes = await browser.pdf.remote(html)
+        except Exception as e:  # noqa: BLE001 (no browser, no PDF: the bundle ships without it)
+            logger.warning("swarm %s: report.pdf not printed: %s", self.swarm_id, e)
+            return None
+        return pdf
 
     async def researchers(self) -> list[str]:
         """The researchers running now, by agent name."""
         return sorted(self.running)
 
     async def cancel(self) -> None:
-        """End every running researcher now (the swarm composes what it has)."""
+        """Start no more researchers; ask the running ones to stop and hand back what they found,
+        kill those still running after ``CANCEL_GRACE_S``; the swarm composes what it has."""
+        self._cancel_requested = True
+        if self._swarm is not None:
+            self._swarm.cancel()
+        for actor in list(self.running.values()):
+            actor.cancel.remote()
+        deadline = time.monotonic() + CANCEL_GRACE_S
+        while self.running and time.monotonic() < deadline:
+            await asyncio.sleep(0.2)
         for actor in list(self.running.values()):
             ray.kill(actor, no_restart=True)
 
 
-def coordinator_actor() -> Any:
-    return ray.remote(CoordinatorService).options(num_cpus=0, max_restarts=0)
+def coordinator_actor(name: str | None = None) -> Any:
+    """The Coordinator actor class; ``name`` (the swarm's id) heads the task tree in the dashboard."""
+    return ray.remote(CoordinatorService).options(num_cpus=0, max_restarts=0, name=name)
 
 
-def run_swarm(engine: Engine, request: ResearchRequest, swarm_id: str, agents: int) -> SwarmResult:
+def run_swarm(engine: Engine, request: ResearchRequest, swarm_id: str, agents: int) -> SwarmReport:
     """Run a swarm on ``engine`` to its report (its coordinator, and so its researchers, end with it)."""
-    coordinator = coordinator_actor().remote(
-        engine.settings, swarm_id, request, agents, engine.directory, engine.network
+    coordinator = coordinator_actor(swarm_id).remote(
+        engine.settings, swarm_id, request, agents, engine.directory, engine.network, engine.judge.label
     )
     try:
-        result: SwarmResult = ray.get(coordinator.run.remote())
+        result: SwarmReport = ray.get(coordinator.run.remote())
     finally:
         ray.kill(coordinator, no_restart=True)
     return result

@@ -48,11 +48,19 @@ class ResearchClient:
         await self._http.aclose()
 
     async def start(
-        self, goal: str, depth: str = "standard", seeds: Sequence[str] = (), max_pages: int | None = None
+        self,
+        goal: str,
+        depth: str = "standard",
+        seeds: Sequence[str] = (),
+        max_pages: int | None = None,
+        agents: int | None = None,
     ) -> str:
+        """A new session's id; with ``agents``, a swarm of that many researchers."""
         body: dict[str, Any] = {"goal": goal, "depth": depth, "seeds": list(seeds)}
         if max_pages is not None:
             body["max_pages"] = max_pages
+        if agents is not None:
+            body |= {"mode": "swarm", "agents": agents}
         response = await self._http.post("/research", json=body)
         _raise_for(response)
         return str(response.json()["id"])
@@ -85,6 +93,12 @@ class ResearchClient:
         response = await self._http.get(f"/research/{session_id}")
         _raise_for(response)
         return dict(response.json())
+
+    async def bundle(self, session_id: str) -> bytes:
+        """A finished swarm's report bundle, as a zip."""
+        response = await self._http.get(f"/research/{session_id}/bundle")
+        _raise_for(response)
+        return response.content
 
     async def cancel(self, session_id: str) -> None:
         _raise_for(await self._http.delete(f"/research/{session_id}"))

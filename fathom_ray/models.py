@@ -241,6 +241,7 @@ class EventType(enum.StrEnum):
     FETCH_FAILED = "fetch_failed"
     CHECKLIST_PROGRESS = "checklist_progress"
     COMPOSING = "composing"
+    AGENT = "agent"  # a swarm's agent assigned, complete, failed or cancelled (its id in ``agent``)
 
     @property
     def is_terminal(self) -> bool:

@@ -14,11 +14,13 @@ from fathom_ray.llm.answers import Finding
 from fathom_ray.models import ChecklistItem, Fact
 
 _MARKUP = re.compile(r"[<>\[\]`!|*_#]")
+_LEADING_MARKER = re.compile(r"^([-+=]|\d+[.)])(?=\s|$)")  # would start a list or a heading underline
 
 
 def safe_inline(text: str) -> str:
-    """Text that cannot become markup, an image or a link in Markdown."""
-    return " ".join(_MARKUP.sub(lambda m: "\\" + m.group(0), text).split())
+    """Text that cannot become markup, an image or a link in Markdown, nor start a list of its own."""
+    flat = " ".join(_MARKUP.sub(lambda m: "\\" + m.group(0), text).split())
+    return _LEADING_MARKER.sub(lambda m: m.group(0)[:-1] + "\\" + m.group(0)[-1], flat)
 
 
 def _source_numbers(facts: Sequence[Fact]) -> dict[str, int]:

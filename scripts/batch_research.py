@@ -1,13 +1,14 @@
 """Batch research as a Ray job:
 
     ray job submit --working-dir . -- /path/to/fathom-ray/.venv/bin/python scripts/batch_research.py \
-        QUESTIONS.jsonl --out RESULTS.jsonl [--web offline] [--depth quick]
+        QUESTIONS.jsonl --out RESULTS.jsonl [--web offline] [--depth quick] [--swarm N]
 
 (the entrypoint names the project venv's python: the job's own `python` is the system one)
 
 Runs one session per question, concurrently up to FATHOM_API__MAX_SESSIONS (or --concurrency), skips ids
 already in the output (so a stopped job resumes), prints progress to the job log, and writes one line per
-question with the fields of `fathom research`'s result.json plus its id.
+question with the fields of `fathom research`'s result.json plus its id. A question with "agents": N (or every
+question, with --swarm N) runs as a swarm of N researchers; its report bundle stays in DATA_DIR/bundles.
 """
 
 from __future__ import annotations
@@ -37,9 +38,12 @@ def main() -> int:
     parser.add_argument("--depth", default="quick")
     parser.add_argument("--web", choices=("internet", "offline"), default="internet")
     parser.add_argument("--concurrency", type=int, default=None)
+    parser.add_argument(
+        "--swarm", type=int, default=None, help="run each question as a swarm of N researchers"
+    )
     args = parser.parse_args()
     settings = load_settings()
-    questions = list(read_questions(args.questions, args.depth, lambda m: print(m, flush=True)))
+    questions = list(read_questions(args.questions, args.depth, lambda m: print(m, flush=True), args.swarm))
     with contextlib.ExitStack() as stack:
         network = NetworkMap()
         if args.web == "offline":

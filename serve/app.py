@@ -2,7 +2,8 @@
 
 A superset of the original Fathom service's API: POST /research, GET
 /research/{id}/stream (SSE, resumable with Last-Event-ID), GET /research/{id},
-plus DELETE /research/{id}, GET /research, GET /health and OpenAPI at /docs; with documents,
+plus DELETE /research/{id}, GET /research, GET /health and OpenAPI at /docs; a swarm
+(``"mode": "swarm"``) streams its agents' events and ships GET /research/{id}/bundle; with documents,
 POST /documents, GET /documents, DELETE /documents/{id} and POST /ask (serve/documents.py).
 """
 
@@ -16,20 +17,22 @@ from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
 from fastapi import Depends, FastAPI, Header, HTTPException, Request
-from fastapi.responses import JSONResponse, StreamingResponse
+from fastapi.responses import JSONResponse, Response, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from pydantic import AnyHttpUrl, BaseModel, ConfigDict, Field
+from pydantic import AnyHttpUrl, BaseModel, ConfigDict, Field, model_validator
 
 from fathom_ray.errors import FathomError, SessionNotFoundError
 from fathom_ray.models import GOAL_MAX_CHARS, GOAL_MIN_CHARS, MAX_SEEDS, ResearchRequest
 from fathom_ray.presets import DEFAULT_DEPTH
 from fathom_ray.results import status_document
 from fathom_ray.settings import ApiSettings
+from fathom_ray.swarm.plan import MAX_AGENTS
 from serve.documents import DocumentsApi, add_document_routes
-from serve.sessions import SessionBusyError, SessionManager
+from serve.sessions import NoBundleError, SessionBusyError, SessionManager
 from serve.sse import HEARTBEAT, encode
 
 logger = logging.getLogger(__name__)
+DEFAULT_AGENTS = 3
 Depth = Literal["glance", "quick", "focused", "standard", "thorough", "deep", "exhaustive"]
 BEARER = HTTPBearer(auto_error=False)  # module level: FastAPI resolves annotations from here
 SESSION_HEADER = "X-Session-Id"  # on a stream answered by POST: the id to GET or DELETE later
@@ -57,6 +60,18 @@ class ResearchBody(BaseModel):
     keep_running: bool = Field(
         default=False, description="keep the session when a streaming client disconnects"
     )
+    mode: Literal["session", "swarm"] = Field(
+        default="session", description="one session, or a swarm of researchers sharing the budget"
+    )
+    agents: int | None = Field(
+        default=None, ge=1, le=MAX_AGENTS, description=f"a swarm's researchers (default {DEFAULT_AGENTS})"
+    )
+
+    @model_validator(mode="after")
+    def _agents_only_for_a_swarm(self) -> ResearchBody:
+        if self.agents is not None and self.mode != "swarm":
+            raise ValueError('agents is for "mode": "swarm"')
+        return self
 
 
 class Started(BaseModel):
@@ -92,6 +107,10 @@ def build_app(
     async def busy(_: Request, error: SessionBusyError) -> JSONResponse:
         return JSONResponse({"detail": str(error)}, 429, headers={"Retry-After": str(error.retry_after_s)})
 
+    @app.exception_handler(NoBundleError)
+    async def no_bundle(_: Request, error: NoBundleError) -> JSONResponse:
+        return JSONResponse({"detail": str(error)}, 409 if error.running else 404)
+
     @app.exception_handler(SessionNotFoundError)
     async def missing(_: Request, error: SessionNotFoundError) -> JSONResponse:
         return JSONResponse({"detail": str(error)}, 404)
@@ -113,7 +132,8 @@ def build_app(
             )
         except FathomError as e:
             raise HTTPException(422, str(e)) from e
-        session_id = await manager.start(request)
+        agents = (body.agents or DEFAULT_AGENTS) if body.mode == "swarm" else None
+        session_id = await manager.start(request, agents)
         if "text/event-stream" in accept:
             stream = _events(
                 manager, session_id, 0, settings.heartbeat_s, poll_s, cancel=not body.keep_running
@@ -134,6 +154,13 @@ def build_app(
     @app.get("/research/{session_id}", dependencies=guarded)
     async def result(session_id: str) -> dict[str, Any]:
         return status_document(await manager.result(session_id))
+
+    @app.get("/research/{session_id}/bundle", dependencies=guarded)
+    async def bundle(session_id: str) -> Response:
+        """A finished swarm's report bundle as one zip."""
+        archive = await manager.bundle(session_id)
+        disposition = f'attachment; filename="{session_id}-bundle.zip"'
+        return Response(archive, media_type="application/zip", headers={"Content-Disposition": disposition})
 
     @app.delete("/research/{session_id}", dependencies=guarded)
     async def cancel(session_id: str) -> Started:

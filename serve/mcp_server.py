@@ -21,10 +21,15 @@ INSTRUCTIONS = (
 def build_mcp(api_url: str, token: str | None = None) -> MCPServer:
     server = MCPServer(name="fathom-ray", instructions=INSTRUCTIONS)
 
-    @server.tool(description="Research a goal on the web; facts come with verbatim evidence and source URLs.")
-    async def web_research(goal: str, ctx: Context, depth: str = "quick") -> dict[str, Any]:
+    @server.tool(
+        description=(
+            "Research a goal on the web; facts come with verbatim evidence and source URLs. "
+            "agents > 0 runs a swarm of that many researchers on the goal's parts."
+        )
+    )
+    async def web_research(goal: str, ctx: Context, depth: str = "quick", agents: int = 0) -> dict[str, Any]:
         async with ResearchClient(api_url, token) as client:
-            session_id = await client.start(goal, depth)
+            session_id = await client.start(goal, depth, agents=agents or None)
             done = 0
             async for event in client.events(session_id):
                 done += 1

@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from typing import Any
 
 import ray
 from ray.exceptions import RayError
 
+from actors.coordinator import coordinator_actor
 from actors.detached import detached
 from actors.engine import Engine
 from fathom_ray.errors import SessionNotFoundError
 from fathom_ray.models import Event, ResearchRequest
 from fathom_ray.session_state import SessionState
-from serve.sessions import SessionBusyError
+from fathom_ray.swarm.bundle import bundle_zip, read_bundle
+from serve.sessions import NoBundleError, SessionBusyError
+
+_PLAIN_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
 
 
 class RaySessionManager:
@@ -24,8 +29,10 @@ class RaySessionManager:
         self._max_sessions = max_sessions
         self._running: dict[str, tuple[Any, Any]] = {}
         self._requests: dict[str, ResearchRequest] = {}
+        self._swarms: set[str] = set()
 
     def _prune(self) -> None:
+        """End the actors whose run has returned (a swarm's coordinator takes its researchers along)."""
         for session_id, (actor, done) in list(self._running.items()):
             ready, _ = ray.wait([done], timeout=0)
             if ready:  # finished: its state is in the stores from now on
@@ -33,17 +40,46 @@ class RaySessionManager:
                 self._requests.pop(session_id, None)
                 ray.kill(actor)
 
-    async def start(self, request: ResearchRequest) -> str:
+    async def start(self, request: ResearchRequest, agents: int | None = None) -> str:
+        """A session, or with ``agents`` a swarm: its coordinator counts as one running session
+        (its researchers share the swarm's page budget)."""
         self._prune()
         if len(self._running) >= self._max_sessions:
             raise SessionBusyError(len(self._running))
-        session_id = f"s-{uuid.uuid4().hex[:12]}"
-        actor = self._engine.spawn_session(session_id, request)
+        if agents is None:
+            session_id = f"s-{uuid.uuid4().hex[:12]}"
+            actor = self._engine.spawn_session(session_id, request)
+        else:
+            session_id = f"w-{uuid.uuid4().hex[:12]}"
+            engine = self._engine
+            self._swarms.add(session_id)
+            actor = coordinator_actor(session_id).remote(
+                engine.settings,
+                session_id,
+                request,
+                agents,
+                engine.directory,
+                engine.network,
+                engine.judge.label,
+            )
         self._running[session_id] = (actor, detached(actor.run.remote))
         self._requests[session_id] = request
         return session_id
 
+    async def bundle(self, session_id: str) -> bytes:
+        if not _PLAIN_ID.fullmatch(session_id):
+            raise SessionNotFoundError(session_id)
+        folder = self._engine.settings.data_dir / "bundles" / session_id
+        if folder.is_dir():
+            files, pdf = read_bundle(folder)
+            return bundle_zip(session_id, files, pdf)
+        if session_id in self._swarms and session_id in self._running:
+            raise NoBundleError(session_id, "still running")
+        await self.result(session_id)  # 404 for an unknown id
+        raise NoBundleError(session_id, "only a finished swarm has one")
+
     async def events(self, session_id: str, after_seq: int) -> list[Event]:
+        self._prune()
         running = self._running.get(session_id)
         if running is not None:
             try:
@@ -60,6 +96,7 @@ class RaySessionManager:
         return stored
 
     async def result(self, session_id: str) -> SessionState:
+        self._prune()
         state: SessionState | None = await self._engine.handles.memory.load_session.remote(session_id)
         if state is not None:
             return state
@@ -76,5 +113,6 @@ class RaySessionManager:
         return True
 
     async def list(self) -> list[dict[str, str]]:
+        self._prune()
         rows = await self._engine.handles.memory.list_sessions.remote()
         return [{"id": i, "goal": g, "status": s} for i, g, s in rows]

@@ -22,9 +22,22 @@ class SessionBusyError(FathomError):
         self.retry_after_s = retry_after_s
 
 
+class NoBundleError(FathomError):
+    """A session has no report bundle (only a finished swarm has one)."""
+
+    def __init__(self, session_id: str, why: str) -> None:
+        super().__init__(f"{session_id} has no report bundle: {why}")
+        self.running = why == "still running"
+
+
 class SessionManager(Protocol):
-    async def start(self, request: ResearchRequest) -> str:
-        """A new session's id; ``SessionBusyError`` over the cap."""
+    async def start(self, request: ResearchRequest, agents: int | None = None) -> str:
+        """A new session's id, or with ``agents`` a swarm's; ``SessionBusyError`` over the cap."""
+        ...
+
+    async def bundle(self, session_id: str) -> bytes:
+        """A finished swarm's report bundle as a zip; ``NoBundleError`` for a session or a swarm
+        still running, ``SessionNotFoundError`` for an unknown id."""
         ...
 
     async def events(self, session_id: str, after_seq: int) -> list[Event]:

@@ -17,9 +17,10 @@ from fathom_ray.models import Event, EventType, Fact, JsonValue, ResearchRequest
 from fathom_ray.session_events import EventLog
 from fathom_ray.session_state import CANCELLED, COMPLETE, SessionState
 from fathom_ray.settings import ApiSettings
+from fathom_ray.swarm.bundle import bundle_zip
 from serve.app import build_app
 from serve.documents import DocumentsApi
-from serve.sessions import SessionBusyError
+from serve.sessions import NoBundleError, SessionBusyError
 
 START_TIMEOUT_S = 30.0
 
@@ -52,14 +53,16 @@ class FakeSessions:
         self.states: dict[str, SessionState] = {}
         self.cancelled: set[str] = set()
         self.tasks: dict[str, asyncio.Task[None]] = {}
+        self.agents: dict[str, int | None] = {}
 
     def running(self) -> int:
         return sum(not t.done() for t in self.tasks.values())
 
-    async def start(self, request: ResearchRequest) -> str:
+    async def start(self, request: ResearchRequest, agents: int | None = None) -> str:
         if self.running() >= self.max_sessions:
             raise SessionBusyError(self.running(), retry_after_s=7)
-        session_id = f"s{len(self.logs) + 1}"
+        session_id = f"{'s' if agents is None else 'w'}{len(self.logs) + 1}"
+        self.agents[session_id] = agents
         self.logs[session_id] = EventLog(session_id)
         fact = Fact(
             "F1",
@@ -98,6 +101,14 @@ class FakeSessions:
 
     async def list(self) -> list[dict[str, str]]:
         return [{"id": i, "goal": s.request.goal, "status": s.status} for i, s in self.states.items()]
+
+    async def bundle(self, session_id: str) -> bytes:
+        state = await self.result(session_id)
+        if self.agents[session_id] is None:
+            raise NoBundleError(session_id, "a session, not a swarm")
+        if not self.tasks[session_id].done():
+            raise NoBundleError(session_id, "still running")
+        return bundle_zip(session_id, {"index.md": f"# {state.request.goal}\n"}, b"%PDF-1.4")
 
 
 class Server:

@@ -132,6 +132,26 @@ class PlaywrightFetcher:
                 result = FetchResult(url, FetchStatus.TIMEOUT, error="the page never finished")
             return _with_elapsed(result, time.monotonic() - started)
 
+    async def pdf(self, html: str) -> bytes:
+        """``html`` printed to an A4 PDF by the same Chromium, in a context of its own that runs
+        no script and loads nothing (every request it would make is aborted)."""
+        await self._ensure_browser()
+        assert self._browser is not None
+        context = await self._browser.new_context(java_script_enabled=False, offline=True)
+        try:
+            await context.route("**/*", lambda route: route.abort())
+            page = await context.new_page()
+            async with asyncio.timeout(self._settings.page_timeout_s):
+                await page.set_content(html, wait_until="load")
+                return await page.pdf(
+                    format="A4",
+                    print_background=True,
+                    margin={"top": "18mm", "bottom": "18mm", "left": "16mm", "right": "16mm"},
+                )
+        finally:
+            with contextlib.suppress(Error):
+                await context.close()
+
     async def _fetch_in(self, context: BrowserContext, url: str) -> FetchResult:
         try:
             page = await context.new_page()

@@ -21,6 +21,7 @@ from fathom_ray.adapters.search_backends import local_index_path
 from fathom_ray.cli.choices import DEPTHS, Method, Search, Transport, Web
 from fathom_ray.cli.docs import ask_command, docs_app
 from fathom_ray.cli.doctor import run_checks
+from fathom_ray.cli.ledger import ledger_command
 from fathom_ray.cli.research import run_research, run_swarm, serve_forever
 from fathom_ray.cli.running import fail, serve_until_interrupted, settings_or_exit
 from fathom_ray.cli.web import build_index, run_search
@@ -43,6 +44,7 @@ app = typer.Typer(
 console = Console()
 app.add_typer(docs_app, name="docs")
 app.command("ask")(ask_command)
+app.command("ledger")(ledger_command)
 
 
 def _show_version(value: bool) -> None:
@@ -119,7 +121,9 @@ def research(  # noqa: PLR0917 (one parameter per command-line option)
     web: Annotated[
         Web, typer.Option(help="internet, or offline to research the offline test web.")
     ] = Web.INTERNET,
-    out: Annotated[Path, typer.Option(help="Where to write report.md and result.json.")] = Path("fathom-out"),
+    out: Annotated[
+        Path, typer.Option(help="Where to write report.md and result.json (and a swarm's report bundle).")
+    ] = Path("fathom-out"),
     address: Annotated[
         str | None, typer.Option(help="An existing Ray cluster (default: a local one).")
     ] = None,
@@ -159,7 +163,7 @@ def research(  # noqa: PLR0917 (one parameter per command-line option)
             resolved = settings_for(settings, network, search and search.value)
             if swarm is not None:
                 document = run_swarm(
-                    resolved, network, request, agents=swarm, address=address, console=console
+                    resolved, network, request, agents=swarm, address=address, console=console, out=out
                 )
             else:
                 document = run_research(resolved, network, request, address, console)
@@ -337,8 +341,11 @@ def evaluate(  # noqa: PLR0917 (one parameter per command-line option)
     depth: Annotated[str, typer.Option(help=f"The depth preset of every session: {DEPTHS}.")] = "quick",
     web: Annotated[Web, typer.Option(help="internet, or offline for the offline test web.")] = Web.INTERNET,
     method: Annotated[
-        Method, typer.Option(help="fathom, single-pass (the baseline), or both.")
+        Method, typer.Option(help="fathom, single-pass (the baseline), both, or swarm.")
     ] = Method.FATHOM,
+    agents: Annotated[
+        int, typer.Option(min=1, max=MAX_AGENTS, help="With --method swarm: researchers per swarm.")
+    ] = 3,
     concurrency: Annotated[
         int | None, typer.Option(min=1, help="Runs at once (default: FATHOM_API__MAX_SESSIONS).")
     ] = None,
@@ -384,6 +391,7 @@ def evaluate(  # noqa: PLR0917 (one parameter per command-line option)
                 verdict=verdict,
                 address=address,
                 report=lambda line: console.print(line, markup=False, soft_wrap=True),
+                agents=agents,
             )
         except FathomError as e:
             _fail(e)

@@ -18,6 +18,7 @@ class Method(enum.StrEnum):
     FATHOM = "fathom"
     SINGLE_PASS = "single-pass"  # noqa: S105 (a method name, not a password)
     BOTH = "both"
+    SWARM = "swarm"  # a swarm of --agents researchers on each question
 
 
 class Transport(enum.StrEnum):

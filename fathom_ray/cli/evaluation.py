@@ -48,13 +48,14 @@ def run_eval(
     verdict: bool,
     address: str | None,
     report: Callable[[str], None],
+    agents: int = 3,
 ) -> dict[str, Any]:
     with running_engine(settings, network, address, "the evaluation", report) as engine:
         return evaluate(
             questions,
             methods,
             out,
-            lambda question, method: run_one(engine, question, method, depth),
+            lambda question, method: run_one(engine, question, method, depth, agents),
             grade=(lambda question, text: grade_one(engine, question, text)) if verdict else None,
             concurrency=concurrency,
             report=report,
@@ -62,10 +63,19 @@ def run_eval(
 
 
 def run_one(
-    engine: Any, question: EvalQuestion, method: str, depth: str
+    engine: Any, question: EvalQuestion, method: str, depth: str, agents: int = 3
 ) -> tuple[dict[str, Any], dict[str, float]]:
-    """One session (or baseline) for ``question``: its result.json document and seconds per stage."""
+    """One session (or baseline, or swarm of ``agents``) for ``question``: its result.json document
+    and seconds per stage (a swarm's in all)."""
+    from actors.coordinator import run_swarm  # noqa: PLC0415
     from actors.engine import run_session  # noqa: PLC0415
+
+    if method == "swarm":
+        started = time.monotonic()
+        swarm = run_swarm(
+            engine, ResearchRequest(question.question, depth), f"w-{uuid.uuid4().hex[:12]}", agents
+        )
+        return swarm.document, {"swarm": time.monotonic() - started}
 
     timeline: list[tuple[float, EventType]] = []
     started = time.monotonic()

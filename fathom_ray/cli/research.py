@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from pathlib import Path
 from typing import Any
 
 from rich.console import Console
@@ -15,6 +16,7 @@ from fathom_ray.models import Event, ResearchRequest
 from fathom_ray.network import NetworkMap
 from fathom_ray.results import result_document
 from fathom_ray.settings import Settings
+from fathom_ray.swarm.bundle import write_bundle
 
 
 def serve_forever(settings: Settings, network: NetworkMap, address: str | None, console: Console) -> None:
@@ -59,17 +61,18 @@ def run_swarm(
     agents: int,
     address: str | None,
     console: Console,
+    out: Path,
 ) -> dict[str, Any]:
-    """A swarm of ``agents`` researchers on the goal; its result.json document."""
+    """A swarm of ``agents`` researchers on the goal, its report bundle written to ``out``; its
+    result.json document."""
     from actors.coordinator import run_swarm as run  # noqa: PLC0415
-    from fathom_ray.swarm.results import swarm_document  # noqa: PLC0415
 
-    started = time.monotonic()
     swarm_id = f"w-{uuid.uuid4().hex[:12]}"
     with running_engine(settings, network, address, "the swarm", console.print) as engine:
         console.print(f"swarm {swarm_id}: {agents} researchers on {request.goal!r} ...")
-        result = run(engine, request, swarm_id, agents)
-        for agent in result.agents:
-            console.print(f"  {agent['agent']}: {agent['status']}, {agent.get('facts', 0)} facts")
-        judge = engine.judge.label
-    return swarm_document(result, request.depth, judge, time.monotonic() - started)
+        report = run(engine, request, swarm_id, agents)
+    for agent in report.result.agents:
+        console.print(f"  {agent['agent']}: {agent['status']}, {agent.get('facts', 0)} facts")
+    written = write_bundle(out, report.files, report.pdf)
+    console.print(f"wrote the report bundle: {out / 'index.md'} and {len(written) - 1} more files")
+    return report.document

@@ -4,7 +4,8 @@ Facts keep their wording and evidence; they are numbered afresh across the swarm
 their agent and original id kept. Two facts about one subject (their words without the values
 overlap by ``SAME_SUBJECT``) confirm each other when they come from different domains and state
 the same values (versions, dates, numbers), and contradict each other when both state values of
-one kind and share none: "added in 3.8" beside "added in 3.9". Wording alone never confirms: two
+one kind and share none: "added in 3.8" beside "added in 3.9"; the words that frame a value ("new
+in version") are not part of a subject. Wording alone never confirms: two
 pages that say the same thing in the same domain are one source.
 """
 
@@ -19,6 +20,8 @@ from fathom_ray.models import Fact
 from fathom_ray.urls import domain_of
 
 SAME_SUBJECT = 0.5
+# stems of the words that introduce a value rather than name a subject
+VALUE_FRAMES = frozenset(terms("new version changed added introduced released deprecated removed since see"))
 _VALUES = {
     "version": re.compile(r"(?<![\w.])v?\d+\.\d+(?:\.\d+){0,2}(?![\w.]*\d)"),
     "date": re.compile(r"\b\d{4}-\d{2}-\d{2}\b"),
@@ -42,14 +45,20 @@ def values(text: str) -> dict[str, frozenset[str]]:
 
 
 def _subject(text: str) -> set[str]:
+    """What a sentence is about: its terms without its values and the words that frame a value
+    ("New in version 3.8: ..." and "New in version 3.6: ..." are not one subject for that)."""
     plain = text
     for pattern in _VALUES.values():
         plain = pattern.sub(" ", plain)
-    return {t for t in terms(plain) if not t.isdigit()}
+    return {t for t in terms(plain) if not t.isdigit() and t not in VALUE_FRAMES}
 
 
 def _overlap(a: set[str], b: set[str]) -> float:
-    return len(a & b) / min(len(a), len(b)) if a and b else 0.0
+    """The share of the smaller subject the other holds; two words at least where both have two."""
+    shared = len(a & b)
+    if not a or not b or shared < min(2, len(a), len(b)):
+        return 0.0
+    return shared / min(len(a), len(b))
 
 
 def merge(ledgers: Sequence[tuple[str, Sequence[Fact]]]) -> list[MergedFact]:

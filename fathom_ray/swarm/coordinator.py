@@ -16,8 +16,9 @@ from typing import Protocol
 
 from fathom_ray import report
 from fathom_ray.llm import answers
-from fathom_ray.models import ChecklistItem, Fact, JsonValue
+from fathom_ray.models import ChecklistItem, EventType, Fact, JsonValue
 from fathom_ray.ports import JudgePort
+from fathom_ray.session_events import EventLog
 from fathom_ray.swarm.analyst import MergedFact, merge
 from fathom_ray.swarm.plan import FINDINGS_PER_AGENT, Budget, SubGoal, plan, split
 from fathom_ray.swarm.receipts import CheckKind, Receipt, Verdict, check, verdicts
@@ -55,6 +56,8 @@ class SwarmResult:
     rounds: int = 0
     report_markdown: str = ""
     stop_reason: str = ""
+    budget: Budget | None = None
+    pages: dict[str, str] = field(default_factory=dict)  # url -> the text its researchers stored
 
 
 class Coordinator:
@@ -71,13 +74,21 @@ class Coordinator:
         budget: Budget,
         checklist_size: int,
         replan_rounds: int = 2,
+        events: EventLog | None = None,
     ) -> None:
-        self.result = SwarmResult(swarm_id, goal, [])
+        self.result = SwarmResult(swarm_id, goal, [], budget=budget)
+        self.events = events or EventLog(swarm_id)
         self._judge, self._researchers, self._pages, self._ledger = judge, researchers, pages, ledger
         self._agents, self._budget, self._size = agents, budget, checklist_size
         self._replan_rounds = replan_rounds
         self._outcomes: list[ResearcherOutcome] = []
         self._served: dict[str, str | None] = {}  # the verifier's pages as served now, each fetched once
+        self.cancelled = False
+
+    def cancel(self) -> None:
+        """Start no researcher from now on (the caller ends the running ones); compose what was found."""
+        self.cancelled = True
+        self._ledger.append("coordinator", RecordKind.FAILURE, {"error": "cancelled"})
 
     async def run(self) -> SwarmResult:
         result = self.result
@@ -86,10 +97,14 @@ class Coordinator:
         unique = list(dict.fromkeys(q.strip() for q in questions if q.strip()))[: self._size] or [result.goal]
         result.checklist = [ChecklistItem(f"Q{n}", q) for n, q in enumerate(unique, 1)]
         self._ledger.append("coordinator", RecordKind.PLAN, {"checklist": list[JsonValue](unique)})
+        self.events.emit(EventType.DECOMPOSE, {"questions": list[JsonValue](unique)})
         pages_left = self._budget.pages
         for round_number in range(self._replan_rounds + 1):
             share = FIRST_ROUND_SHARE if round_number == 0 and self._replan_rounds else 1.0
             pages = max(1, int(pages_left * share)) if pages_left > 0 else 0
+            if self.cancelled:
+                result.stop_reason = "cancelled"
+                break
             if pages == 0:
                 result.stop_reason = "page budget spent"
                 break
@@ -108,6 +123,9 @@ class Coordinator:
             pages_left -= sum(o.pages_fetched for o in outcomes if o is not None)
             await self._collect()
             open_items = await self._goal_check()
+            if self.cancelled:
+                result.stop_reason = "cancelled"
+                break
             if not open_items:
                 result.stop_reason = "checklist satisfied"
                 break
@@ -123,6 +141,8 @@ class Coordinator:
 
     async def _run_one(self, sub: SubGoal) -> ResearcherOutcome | None:
         for attempt in (1, 2):
+            if self.cancelled:
+                return None
             agent = sub.agent if attempt == 1 else f"{sub.agent}-again"
             task = replace(sub, agent=agent)
             self._ledger.append(
@@ -145,13 +165,16 @@ class Coordinator:
                     "tokens": sub.budget.tokens,
                 },
             )
+            self._agent_event(agent, "assigned", goal=sub.goal, pages=sub.budget.pages, attempt=attempt)
             started = time.monotonic()
             try:
                 outcome = await self._researchers.research(task)
             except Exception as e:  # noqa: BLE001 (any crash: an actor died, a session failed) re-assigned once
                 logger.warning("researcher %s failed: %s", agent, e)
+                status = "cancelled" if self.cancelled else "failed"
                 self._ledger.append(agent, RecordKind.FAILURE, {"error": f"{type(e).__name__}: {e}"[:500]})
-                self.result.agents.append({"agent": agent, "goal": sub.goal, "status": "failed"})
+                self.result.agents.append({"agent": agent, "goal": sub.goal, "status": status})
+                self._agent_event(agent, status, error=f"{type(e).__name__}: {e}"[:300])
                 continue
             facts = sorted(outcome.facts, key=lambda f: -f.confidence)[:FINDINGS_PER_AGENT]
             ids = tuple(dict.fromkeys([*sub.item_ids, "Q1"]))  # what it found answers its items
@@ -181,8 +204,12 @@ class Coordinator:
                     "pages": outcome.pages_fetched,
                 }
             )
+            self._agent_event(agent, "complete", facts=len(facts), pages=outcome.pages_fetched)
             return capped
         return None
+
+    def _agent_event(self, agent: str, status: str, **data: JsonValue) -> None:
+        self.events.emit(EventType.AGENT, {"agent": agent, "status": status, **data})
 
     async def _collect(self) -> None:
         """The analyst's merge of every ledger so far, then the verifier's receipts for new facts."""
@@ -199,6 +226,7 @@ class Coordinator:
                     beacon=Beacon.CONTRADICTION,
                 )
         stored = {url: text for o in self._outcomes for url, text in o.pages.items()}
+        result.pages = stored
         fresh: list[Receipt] = []
         for m in merged:
             if (m.fact.source_url, m.fact.evidence) in known:
@@ -232,11 +260,22 @@ class Coordinator:
             replace(i, satisfied=i.satisfied or (i.id in satisfied and i.id in backed))
             for i in result.checklist
         ]
+        self.events.emit(
+            EventType.CHECKLIST_PROGRESS,
+            {
+                "satisfied": sum(i.satisfied for i in result.checklist),
+                "total": len(result.checklist),
+                "items": [
+                    {"id": i.id, "question": i.question, "satisfied": i.satisfied} for i in result.checklist
+                ],
+            },
+        )
         return [i.id for i in result.checklist if not i.satisfied]
 
     async def _compose(self) -> None:
         result = self.result
         facts = self.verified()
+        self.events.emit(EventType.COMPOSING, {"facts": len(facts)})
         findings: list[answers.Finding] = []
         if facts:
             judged = await self._judge.compose(result.goal, result.checklist, facts)

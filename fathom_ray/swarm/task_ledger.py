@@ -187,3 +187,8 @@ def read(folder: Path, swarm_id: str) -> list[LedgerRecord]:
     """Every record of the swarm's ledger in order, pointers left out."""
     check_swarm_id(swarm_id)
     return [r for path in _chain(folder, swarm_id) for r in _records(path) if r.kind is not RecordKind.ROLL]
+
+
+def read_text(folder: Path, swarm_id: str) -> str:
+    """The swarm's ledger as one JSONL text, its files joined in order, pointers left out."""
+    return "".join(record.line() + "\n" for record in read(folder, swarm_id))

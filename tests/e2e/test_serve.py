@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import io
 import time
+import zipfile
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
 from pydantic import SecretStr
 from ray import serve
+from ray.util.state import list_actors
 from schemathesis.core.result import Ok
 
 from actors.engine import Engine
@@ -128,6 +131,58 @@ def test_hanging_up_cancels_unless_asked_to_keep_running(api_url: str) -> None:
                 ids.append(stream.headers["x-session-id"])
                 next(stream.iter_lines())  # the first event has begun; then hang up
         assert settle(client, ids) == ["cancelled", "complete"]
+
+
+def test_a_swarm_streams_its_agents_and_ships_its_bundle_through_serve(api_url: str) -> None:
+    body = {**GOAL, "mode": "swarm", "agents": 2, "max_pages": 4}
+    with httpx.Client(base_url=api_url, timeout=120) as client:
+        with client.stream("POST", "/research", json=body, headers={"Accept": "text/event-stream"}) as stream:
+            swarm_id = stream.headers["x-session-id"]
+            events = read_stream(stream, limit=1000)
+        assert swarm_id.startswith("w-")
+        kinds = [kind for kind, *_ in events]
+        assert kinds[0] == "decompose"
+        assert kinds[-1] == "complete"
+        assert kinds.count("complete") == 1  # a researcher's end is an agent event, not the swarm's
+        agents = [data for kind, _, data, _ in events if kind == "agent"]
+        assert [a["status"] for a in agents][:1] == ["assigned"]
+        assert any(a["status"] == "complete" for a in agents)
+        relayed = [data for kind, _, data, _ in events if kind in ("fetching", "analyzed")]
+        assert relayed
+        assert all(str(d["agent"]).startswith("r1-researcher") for d in relayed)
+        assert [seq for _, seq, _, _ in events] == list(range(1, len(events) + 1))
+        assert settle(client, [swarm_id]) == ["complete"]
+        result = client.get(f"/research/{swarm_id}").json()
+        assert result["facts"]
+        bundle = client.get(f"/research/{swarm_id}/bundle")
+        assert bundle.status_code == 200, bundle.text
+        names = zipfile.ZipFile(io.BytesIO(bundle.content)).namelist()
+        assert {f"{swarm_id}/index.md", f"{swarm_id}/summary.md", f"{swarm_id}/report.pdf"} <= set(names)
+        assert client.get(f"/research/{swarm_id}/stream").status_code == 200  # replayed from the stores
+        assert swarm_id in {s["id"] for s in client.get("/research").json()}
+
+
+def test_delete_cancels_a_swarm_and_leaves_no_agent_through_serve(api_url: str) -> None:
+    body = {**LONG_GOAL, "mode": "swarm", "agents": 2}
+    with httpx.Client(base_url=api_url, timeout=120) as client:
+        swarm_id = client.post("/research", json=body).json()["id"]
+        deadline = time.monotonic() + 120
+        while not alive(f"{swarm_id}-") and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert alive(f"{swarm_id}-")  # a researcher runs
+        assert client.delete(f"/research/{swarm_id}").json()["status"] == "cancelled"
+        assert settle(client, [swarm_id]) == ["cancelled"]
+        deadline = time.monotonic() + 60
+        while alive(swarm_id) and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert not alive(swarm_id)
+        assert client.get(f"/research/{swarm_id}/bundle").status_code == 200  # what it had still ships
+
+
+def alive(prefix: str) -> list[str]:
+    address = ray.get_runtime_context().gcs_address
+    actors = list_actors(address=address, filters=[("state", "=", "ALIVE")], limit=1000)
+    return [str(a.name) for a in actors if (a.name or "").startswith(prefix)]
 
 
 def test_auth_on_and_off_through_serve(api_url: str) -> None:

@@ -3,12 +3,18 @@ Session actors it owns, the ledger, and what killing the coordinator leaves behi
 
 from __future__ import annotations
 
+import io
+import re
+import shutil
+import subprocess
 import time
 import uuid
+from pathlib import Path
 from typing import Any
 
 import pytest
 import ray
+from pypdf import PdfReader
 from ray.util.state import list_actors
 
 from actors.coordinator import coordinator_actor, run_swarm
@@ -22,7 +28,8 @@ PARTS = ["Which Python version introduced assignment expressions?", "Who wrote t
 
 
 def alive(prefix: str) -> list[str]:
-    actors = list_actors(filters=[("state", "=", "ALIVE")], limit=1000)
+    address = ray.get_runtime_context().gcs_address  # this test's Ray, whatever else runs here
+    actors = list_actors(address=address, filters=[("state", "=", "ALIVE")], limit=1000)
     return [str(a.name) for a in actors if (a.name or "").startswith(prefix)]
 
 
@@ -30,7 +37,8 @@ def test_a_swarm_runs_its_researchers_and_writes_its_ledger(scripted_engine: tup
     engine, judge = scripted_engine
     ray.get(judge.configure.remote(questions=[GOAL, *PARTS]))
     swarm_id = f"w-{uuid.uuid4().hex[:8]}"
-    result = run_swarm(engine, ResearchRequest(GOAL, depth="quick", max_pages=6), swarm_id, 2)
+    report = run_swarm(engine, ResearchRequest(GOAL, depth="quick", max_pages=6), swarm_id, 2)
+    result = report.result
     complete = {a["agent"] for a in result.agents if a["status"] == "complete"}
     assert {"r1-researcher-1", "r1-researcher-2"} <= complete
     assert result.facts
@@ -39,6 +47,39 @@ def test_a_swarm_runs_its_researchers_and_writes_its_ledger(scripted_engine: tup
     assert records[0].kind is RecordKind.PLAN
     assert records[-1].kind is RecordKind.COMPLETION
     assert not alive(swarm_id)  # the researchers ended with their coordinator
+    assert report.document["status"] == "complete"
+    assert_bundle(report.files, report.pdf, engine.settings.data_dir / "bundles" / swarm_id)
+
+
+def assert_bundle(files: dict[str, str], pdf: bytes | None, kept: Path) -> None:
+    """The bundle's files, the links of index.md to them, the same files kept on disk, and a PDF
+    that opens and renders (pypdf reads its text, pdftoppm draws its first page)."""
+    for name in ("index.md", "summary.md", "sources.md", "ledger.jsonl", "result.json", "report.html"):
+        assert files[name], name
+    findings = [name for name in files if name.startswith("findings/")]
+    assert findings
+    links = re.findall(r"\]\(([^)]+)\)", files["index.md"])
+    assert set(findings) <= set(links)
+    assert {n for n in links if n != "report.pdf"} <= set(files)
+    assert "report.pdf" in links
+    assert sorted(p.relative_to(kept).as_posix() for p in kept.rglob("*") if p.is_file()) == sorted(
+        [*files, "report.pdf"]
+    )
+    assert pdf is not None
+    reader = PdfReader(io.BytesIO(pdf))
+    assert len(reader.pages) >= 2  # the summary, then each researcher's findings on a page of its own
+    assert "assignment expressions" in reader.pages[0].extract_text()
+    pdftoppm = shutil.which("pdftoppm")
+    assert pdftoppm, "poppler-utils (scripts/setup installs it)"
+    (kept / "report.pdf").write_bytes(pdf)
+    subprocess.run(
+        [pdftoppm, "-png", "-r", "40", "-singlefile", str(kept / "report.pdf"), str(kept.parent / "page")],
+        capture_output=True,
+        check=True,
+    )
+    png = (kept.parent / "page.png").read_bytes()
+    assert png.startswith(b"\x89PNG")
+    assert len(png) > 1000
 
 
 def test_killing_the_coordinator_leaves_no_actor_of_the_swarm(scripted_engine: tuple[Engine, Any]) -> None:
@@ -61,3 +102,30 @@ def test_killing_the_coordinator_leaves_no_actor_of_the_swarm(scripted_engine: t
     while alive(swarm_id) and time.monotonic() < deadline:
         time.sleep(0.5)
     assert not alive(swarm_id)
+
+
+def test_cancelling_a_swarm_ends_its_researchers_and_ships_what_it_has(
+    scripted_engine: tuple[Engine, Any],
+) -> None:
+    engine, judge = scripted_engine
+    ray.get(judge.configure.remote(questions=[GOAL, *PARTS]))
+    swarm_id = f"w-{uuid.uuid4().hex[:8]}"
+    request = ResearchRequest(GOAL, depth="focused", max_pages=12)
+    coordinator = coordinator_actor().remote(
+        engine.settings, swarm_id, request, 2, engine.directory, engine.network
+    )
+    done = coordinator.run.remote()
+    deadline = time.monotonic() + 120
+    while not alive(swarm_id) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert alive(swarm_id)
+    ray.get(coordinator.cancel.remote(), timeout=60)
+    report = ray.get(done, timeout=120)
+    ray.kill(coordinator, no_restart=True)
+    assert report.result.stop_reason == "cancelled"
+    assert report.document["status"] == "cancelled"
+    assert not any(a["agent"].endswith("-again") for a in report.result.agents)  # no re-assignment
+    assert not alive(swarm_id)
+    assert report.files["index.md"].startswith("# ")
+    records = read(engine.settings.data_dir / "ledger", swarm_id)
+    assert any(r.data.get("error") == "cancelled" for r in records)

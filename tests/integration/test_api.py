@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import time
+import zipfile
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -121,12 +123,43 @@ def test_bearer_token_guards_everything_but_health() -> None:
         ({"goal": "a valid goal", "seeds": ["ftp://x.example/"]}, "seeds"),
         ({"goal": "a valid goal", "seeds": [f"http://a{i}.example/" for i in range(21)]}, "seeds"),
         ({"goal": "a valid goal", "max_pages": 0}, "max_pages"),
+        ({"goal": "a valid goal", "mode": "crowd"}, "mode"),
+        ({"goal": "a valid goal", "mode": "swarm", "agents": 17}, "agents"),
     ],
 )
 def test_invalid_input_is_422_naming_the_field(api: Server, body: dict[str, Any], field: str) -> None:
     response = httpx.post(f"{api.url}/research", json=body, timeout=10)
     assert response.status_code == 422
     assert any(field in error["loc"] for error in response.json()["detail"])
+
+
+def test_a_swarm_starts_streams_and_ships_its_bundle_once_finished(api: Server) -> None:
+    with httpx.Client(base_url=api.url, timeout=10) as client:
+        alone = client.post("/research", json={**GOAL, "agents": 2})
+        assert alone.status_code == 422
+        assert "swarm" in alone.text
+        started = client.post("/research", json={**GOAL, "mode": "swarm", "agents": 2}).json()
+        swarm_id = started["id"]
+        assert api.sessions.agents[swarm_id] == 2
+        assert client.get(f"/research/{swarm_id}/bundle").status_code == 409  # still running
+        with client.stream("GET", f"/research/{swarm_id}/stream") as response:
+            events = read_stream(response)
+        assert events[-1][0] == "complete"
+        deadline = time.monotonic() + 10
+        while not api.sessions.tasks[swarm_id].done() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        bundle = client.get(f"/research/{swarm_id}/bundle")
+        assert bundle.status_code == 200
+        assert bundle.headers["content-type"] == "application/zip"
+        assert f'filename="{swarm_id}-bundle.zip"' in bundle.headers["content-disposition"]
+        names = zipfile.ZipFile(io.BytesIO(bundle.content)).namelist()
+        assert names == [f"{swarm_id}/index.md", f"{swarm_id}/report.pdf"]
+        default = client.post("/research", json={**GOAL, "mode": "swarm"}).json()["id"]
+        assert api.sessions.agents[default] == 3
+        session_id = client.post("/research", json=GOAL).json()["id"]
+        assert api.sessions.agents[session_id] is None
+        assert client.get(f"/research/{session_id}/bundle").status_code == 404  # a session has none
+        assert client.get("/research/nope/bundle").status_code == 404
 
 
 def test_unknown_sessions_are_404(api: Server) -> None:

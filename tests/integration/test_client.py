@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import io
+import zipfile
 from collections.abc import Iterator
 
 import pytest
@@ -51,6 +53,26 @@ def test_research_follows_a_session_to_its_result(dropping: Server) -> None:
     assert events[-1].type is EventType.COMPLETE
     assert dropping.sessions.dropped  # type: ignore[attr-defined]
     assert result["goal"] == GOAL
+
+
+def test_a_swarm_through_the_client_and_its_bundle() -> None:
+    server = Server(FakeSessions(step_s=0.01), ApiSettings())
+
+    async def run() -> tuple[str, bytes]:
+        async with ResearchClient(server.url) as client:
+            swarm_id = await client.start(GOAL, depth="glance", agents=2)
+            async for _ in client.events(swarm_id):
+                pass
+            while not server.sessions.tasks[swarm_id].done():
+                await asyncio.sleep(0.02)
+            return swarm_id, await client.bundle(swarm_id)
+
+    try:
+        swarm_id, bundle = asyncio.run(asyncio.wait_for(run(), timeout=30))
+    finally:
+        server.stop()
+    assert server.sessions.agents[swarm_id] == 2
+    assert zipfile.ZipFile(io.BytesIO(bundle)).read(f"{swarm_id}/index.md").decode().startswith(f"# {GOAL}")
 
 
 def test_errors_are_clear() -> None:

@@ -32,7 +32,9 @@ def api() -> Iterator[Server]:
     server.stop()
 
 
-def research(server: MCPServer | StdioServerParameters | str) -> tuple[Any, list[str | None]]:
+def research(
+    server: MCPServer | StdioServerParameters | str, arguments: dict[str, Any] = GOAL
+) -> tuple[Any, list[str | None]]:
     """Call web_research once through ``server``; the result and the progress messages seen."""
     seen: list[str | None] = []
 
@@ -43,7 +45,7 @@ def research(server: MCPServer | StdioServerParameters | str) -> tuple[Any, list
         async with Client(server, read_timeout_seconds=60) as client:
             tools = await client.list_tools()
             assert [t.name for t in tools.tools] == ["web_research"]
-            return await client.call_tool("web_research", GOAL, progress_callback=on_progress)
+            return await client.call_tool("web_research", arguments, progress_callback=on_progress)
 
     return asyncio.run(asyncio.wait_for(run(), timeout=90)), seen
 
@@ -59,6 +61,13 @@ def assert_researched(result: Any, seen: list[str | None]) -> None:
 
 def test_web_research_reports_progress_and_returns_facts(api: Server) -> None:
     assert_researched(*research(build_mcp(api.url)))
+
+
+def test_web_research_runs_a_swarm_when_asked_for_agents(api: Server) -> None:
+    result, seen = research(build_mcp(api.url), {**GOAL, "agents": 2})
+    assert_researched(result, seen)
+    assert result.structured_content["id"].startswith("w")
+    assert list(api.sessions.agents.values()) == [2]
 
 
 def test_fathom_mcp_over_stdio(api: Server) -> None:

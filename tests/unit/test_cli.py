@@ -7,6 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from fathom_ray.cli import app
+from fathom_ray.swarm.task_ledger import Beacon, RecordKind, TaskLedger
 
 runner = CliRunner()
 
@@ -123,3 +124,25 @@ def test_eval_rejects_bad_input_before_starting_anything(
     assert result.exit_code != 0
     assert message in result.output
     assert not (tmp_path / "ev").exists()
+
+
+def test_ledger_prints_a_swarm_s_records_and_says_when_there_is_none(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("FATHOM_DATA_DIR", str(tmp_path))
+    ledger = TaskLedger(tmp_path / "ledger", "w-1")
+    ledger.append("coordinator", RecordKind.PLAN, {"checklist": ["Which version?"]})
+    ledger.append("analyst", RecordKind.BEACON, {"fact": "F2"}, beacon=Beacon.CONTRADICTION)
+    ledger.append("r1-researcher-1", RecordKind.COMPLETION, {"facts": 3})
+    shown = runner.invoke(app, ["ledger", "w-1"])
+    assert shown.exit_code == 0
+    assert "3 of 3 records" in shown.output
+    assert "r1-researcher-1" in shown.output
+    beacons = runner.invoke(app, ["ledger", "w-1", "--attention", "--json"])
+    assert [json.loads(line)["agent"] for line in beacons.output.splitlines()] == ["analyst"]
+    mine = runner.invoke(app, ["ledger", "w-1", "--agent", "coordinator", "--json"])
+    assert [json.loads(line)["kind"] for line in mine.output.splitlines()] == ["plan"]
+    missing = runner.invoke(app, ["ledger", "w-2"])
+    assert missing.exit_code == 2
+    assert "no ledger for swarm 'w-2'" in missing.output
+    assert runner.invoke(app, ["ledger", "../w-1"]).exit_code == 2

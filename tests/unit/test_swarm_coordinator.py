@@ -125,3 +125,33 @@ def test_a_settled_checklist_stops_after_the_first_round(tmp_path: Path) -> None
     assert result.stop_reason == "checklist satisfied"
     assert all(i.satisfied for i in result.checklist)
     assert judge.calls["compose"] == 1
+
+
+class CancelledMidway(Researchers):
+    """The first researcher's run is cut short by a cancel: the actor it ran in is killed."""
+
+    swarm: Coordinator | None = None
+
+    async def research(self, sub: SubGoal) -> ResearcherOutcome:
+        await asyncio.sleep(0)  # every researcher of the round starts before the cancel
+        if sub.agent == "r1-researcher-1" and self.swarm is not None:
+            self.swarm.cancel()
+            self.calls.append(sub)
+            raise RuntimeError("killed by the cancel")
+        return await super().research(sub)
+
+
+def test_a_cancelled_swarm_reassigns_nothing_and_composes_what_it_has(tmp_path: Path) -> None:
+    researchers = CancelledMidway(crash=set())
+    swarm, _ = coordinator(tmp_path, researchers, satisfy=False)
+    researchers.swarm = swarm
+    result = asyncio.run(swarm.run())
+    assert result.stop_reason == "cancelled"
+    assert result.rounds == 1
+    assert not any(s.agent.endswith("-again") for s in researchers.calls)
+    statuses = {a["agent"]: a["status"] for a in result.agents}
+    assert statuses["r1-researcher-1"] == "cancelled"
+    assert "Chris Angelico" in result.report_markdown  # the other researcher's facts still count
+    records = read(tmp_path, "swarm1")
+    assert any(r.data.get("error") == "cancelled" for r in records)
+    assert records[-1].data["stop_reason"] == "cancelled"

@@ -105,6 +105,15 @@ def test_the_analyst_confirms_across_domains_and_finds_conflicts() -> None:
     assert values("Released 2022-10-13 as 15.0 in 2022") == {"version": {"15.0"}, "date": {"2022-10-13"}}
 
 
+def test_the_words_that_frame_a_value_make_no_subject_of_their_own() -> None:
+    walrus = fact("F1", "New in version 3.8: See PEP 572 for assignment expressions.", "http://a.test/x.html")
+    generators = fact("F2", "New in version 3.6: Asynchronous generator expressions.", "http://b.test/y.html")
+    later = fact("F3", "Assignment expressions were new in version 3.9.", "http://c.test/z.html")
+    merged = merge([("researcher-1", [walrus, generators, later])])
+    assert merged[0].fact.contradicts == ("F3",)  # the same subject with another version
+    assert not merged[1].fact.contradicts  # "new in version" alone is not a shared subject
+
+
 def test_receipts_the_latest_per_kind_wins_and_a_pass_never_hides_a_fail() -> None:
     f = fact("F1", "added in Python 3.8", "http://a.test/")
     stored = check(f, CheckKind.STORED, "It was added in Python 3.8 by PEP 572.", at=1.0)

@@ -1,0 +1,101 @@
+"""A swarm of researchers beside one session on multi-part questions, same depth and page budget.
+
+The multi-part questions (those the evidence judge's decomposition splits into two or more parts)
+of the dev set and of the held-out set go through `fathom eval` twice into one folder: one session
+per question (`--method fathom`), then a swarm of ``--agents`` researchers per question
+(`--method swarm`), each at ``--depth`` (the swarm splits the same page budget among its
+researchers), one run at a time so wall times compare, with the seed of `FATHOM_RESEARCH__SEED`
+when set. The table gives evidence recall, quote recall, facts, pages and wall time per method,
+and the swarm's ratio to the single session.
+
+    .venv/bin/python scripts/bench_swarm.py [--depth standard] [--agents 3] [--limit N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+from bench_report import table, write_section
+
+from fathom_ray.evaluation.questions import parse_questions
+from fathom_ray.evaluation.run import finish
+from fathom_ray.evidence.decompose import decompose
+
+ROOT = Path(__file__).resolve().parents[1]
+SETS = (ROOT / "tests" / "data" / "dev_questions.jsonl", ROOT / "tests" / "data" / "heldout_questions.jsonl")
+METRICS = ("evidence_recall", "evidence_quote_recall", "citation_faithfulness", "facts", "pages_fetched")
+
+
+def multi_part(limit: int | None) -> list[str]:
+    """The JSONL lines of the questions that decompose into two or more parts."""
+    lines = [line for path in SETS for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    chosen = [line for line in lines if len(decompose(json.loads(line)["question"], 10)) > 1]
+    return chosen[:limit] if limit else chosen
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--depth", default="standard")
+    parser.add_argument("--agents", type=int, default=3)
+    parser.add_argument("--limit", type=int, default=None, help="only the first N multi-part questions")
+    parser.add_argument("--out", type=Path, default=None, help="a folder to keep the runs (resumable)")
+    args = parser.parse_args()
+    out = args.out or Path(tempfile.mkdtemp(prefix="fathom-bench-swarm-"))
+    out.mkdir(parents=True, exist_ok=True)
+    questions_file = out / "questions.jsonl"
+    questions_file.write_text("\n".join(multi_part(args.limit)) + "\n", encoding="utf-8")
+    for method in ("fathom", "swarm"):
+        command = [str(Path(sys.executable).with_name("fathom")), "eval", str(questions_file)]
+        command += [
+            "--web",
+            "offline",
+            "--depth",
+            args.depth,
+            "--method",
+            method,
+            "--agents",
+            str(args.agents),
+        ]
+        command += ["--out", str(out), "--concurrency", "1", "--no-verdict"]
+        env = {**os.environ, "FATHOM_DATA_DIR": str(out / f"data-{method}")}
+        subprocess.run(command, check=True, env=env)
+    questions, _ = parse_questions(questions_file.read_text(encoding="utf-8").splitlines())
+    summary = finish(out, questions, ["fathom", "swarm"])
+    single, swarm = (summary["methods"][m]["metrics"] for m in ("fathom", "swarm"))
+    rows = []
+    for metric in (*METRICS, "wall_s"):
+        ours, theirs = swarm[metric]["mean"], single[metric]["mean"]
+        ratio = f"{ours / theirs:.2f}" if ours is not None and theirs else "-"
+        rows.append([metric, _num(theirs), _num(ours), ratio])
+    seed = os.environ.get("FATHOM_RESEARCH__SEED")
+    body = "\n".join(
+        [
+            f"{len(questions)} multi-part questions of the dev and held-out sets at `{args.depth}`, one run "
+            f"at a time on the offline web with the evidence judge: one session per question beside a "
+            f"swarm of {args.agents} researchers on the same page budget (the coordinator's plan, its "
+            "gap-filling rounds, the analyst and the verifier included in the swarm's wall time)"
+            + (f"; sessions sampled with seed {seed}." if seed else "."),
+            "",
+            table(["metric (mean)", "one session (baseline)", f"swarm of {args.agents}", "ratio"], rows),
+        ]
+    )
+    write_section(
+        "swarm",
+        "Swarm: researchers beside one session on multi-part questions",
+        "python scripts/bench_swarm.py",
+        body,
+    )
+
+
+def _num(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+if __name__ == "__main__":
+    main()
