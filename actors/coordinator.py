@@ -3,7 +3,7 @@
 Each researcher is a Session actor on the shared engine (its judge calls batch with the others',
 its frontier shares politeness and memory), created by this actor and so owned by it: when the
 coordinator ends, is cancelled or is killed, Ray ends its researchers too. A researcher that does
-not answer within ``READY_S`` is killed and recorded; one that crashes is recorded and its
+not answer within ``swarm.ready_s`` is killed and recorded; one that crashes is recorded and its
 sub-goal given once more (the loop in ``fathom_ray.swarm.coordinator``).
 """
 
@@ -32,9 +32,7 @@ from fathom_ray.swarm.results import swarm_document, swarm_state
 from fathom_ray.swarm.task_ledger import TaskLedger, read_text
 
 logger = logging.getLogger(__name__)
-READY_S = 30.0
 RELAY_S = 0.5  # how often a researcher's new events are relayed to the swarm's log
-CANCEL_GRACE_S = 15.0  # for a cancelled researcher to hand back what it found before it is killed
 
 
 class _Researchers:
@@ -57,11 +55,12 @@ class _Researchers:
         )
         service.running[sub.agent] = actor
         try:
+            ready_s = service.settings.swarm.ready_s
             try:  # ready: it answers a call at all
-                await asyncio.wait_for(actor.events_since.remote(0), READY_S)
+                await asyncio.wait_for(actor.events_since.remote(0), ready_s)
             except TimeoutError:
                 ray.kill(actor, no_restart=True)
-                raise TimeoutError(f"{sub.agent} not ready within {READY_S:.0f} s") from None
+                raise TimeoutError(f"{sub.agent} not ready within {ready_s:g} s") from None
             outcome = await self._run_relaying(actor, sub.agent)
         finally:
             service.running.pop(sub.agent, None)
@@ -148,6 +147,7 @@ class CoordinatorService:
             agents=self.agents,
             budget=budget,
             checklist_size=preset.checklist_size,
+            replan_rounds=self.settings.swarm.replan_rounds,
             events=self.events,
         )
         if self._cancel_requested:
@@ -192,13 +192,13 @@ class CoordinatorService:
 
     async def cancel(self) -> None:
         """Start no more researchers; ask the running ones to stop and hand back what they found,
-        kill those still running after ``CANCEL_GRACE_S``; the swarm composes what it has."""
+        kill those still running after ``swarm.cancel_grace_s``; the swarm composes what it has."""
         self._cancel_requested = True
         if self._swarm is not None:
             self._swarm.cancel()
         for actor in list(self.running.values()):
             actor.cancel.remote()
-        deadline = time.monotonic() + CANCEL_GRACE_S
+        deadline = time.monotonic() + self.settings.swarm.cancel_grace_s
         while self.running and time.monotonic() < deadline:
             await asyncio.sleep(0.2)
         for actor in list(self.running.values()):
