@@ -25,6 +25,7 @@ from fathom_ray.swarm.receipts import CheckKind, Receipt, Verdict, check, verdic
 from fathom_ray.swarm.task_ledger import Beacon, RecordKind, TaskLedger
 
 logger = logging.getLogger(__name__)
+SERVED_AT_ONCE = 4  # the verifier's fetches of pages as served now, in flight together
 FIRST_ROUND_SHARE = 0.7  # of the pages, for the first fan-out; gap filling shares the rest
 
 
@@ -227,16 +228,13 @@ class Coordinator:
                 )
         stored = {url: text for o in self._outcomes for url, text in o.pages.items()}
         result.pages = stored
+        new = [m.fact for m in merged if (m.fact.source_url, m.fact.evidence) not in known]
+        await self._fetch_served({f.source_url for f in new})
         fresh: list[Receipt] = []
-        for m in merged:
-            if (m.fact.source_url, m.fact.evidence) in known:
-                continue
-            fact = m.fact
+        for fact in new:
             fresh.append(check(fact, CheckKind.STORED, stored.get(fact.source_url), time.time()))
             if self._pages is not None:
-                if fact.source_url not in self._served:
-                    self._served[fact.source_url] = await self._pages.page_text(fact.source_url)
-                fresh.append(check(fact, CheckKind.SERVED, self._served[fact.source_url], time.time()))
+                fresh.append(check(fact, CheckKind.SERVED, self._served.get(fact.source_url), time.time()))
         result.receipts += fresh
         for receipt in fresh:
             self._ledger.append(
@@ -244,6 +242,19 @@ class Coordinator:
                 RecordKind.COMPLETION,
                 {"fact": receipt.fact_id, "kind": receipt.kind.value, "verdict": receipt.verdict.value},
             )
+
+    async def _fetch_served(self, urls: set[str]) -> None:
+        """The pages as served now, each fetched once, ``SERVED_AT_ONCE`` at a time."""
+        pages = self._pages
+        if pages is None:
+            return
+        gate = asyncio.Semaphore(SERVED_AT_ONCE)
+
+        async def one(url: str) -> None:
+            async with gate:
+                self._served[url] = await pages.page_text(url)
+
+        await asyncio.gather(*(one(url) for url in sorted(urls - self._served.keys())))
 
     def verified(self) -> list[Fact]:
         """The merged facts whose receipts all pass."""
