@@ -20,9 +20,10 @@ from fathom_ray.models import ChecklistItem, EventType, Fact, JsonValue
 from fathom_ray.ports import JudgePort
 from fathom_ray.session_events import EventLog
 from fathom_ray.swarm.analyst import MergedFact, merge
+from fathom_ray.swarm.beacons import at_end
 from fathom_ray.swarm.plan import FINDINGS_PER_AGENT, Budget, SubGoal, plan, split
 from fathom_ray.swarm.receipts import CheckKind, Receipt, Verdict, check, verdicts
-from fathom_ray.swarm.task_ledger import Beacon, RecordKind, TaskLedger
+from fathom_ray.swarm.task_ledger import Beacon, LedgerWriter, RecordKind
 
 logger = logging.getLogger(__name__)
 SERVED_AT_ONCE = 4  # the verifier's fetches of pages as served now, in flight together
@@ -36,6 +37,7 @@ class ResearcherOutcome:
     pages: dict[str, str]  # url -> the text the researcher stored
     pages_fetched: int
     stop_reason: str
+    reported: bool = False  # it wrote its own completion (and beacons) to the ledger
 
 
 class ResearcherCalls(Protocol):
@@ -70,7 +72,7 @@ class Coordinator:
         judge: JudgePort,
         researchers: ResearcherCalls,
         pages: PageCalls | None,
-        ledger: TaskLedger,
+        ledger: LedgerWriter,
         agents: int,
         budget: Budget,
         checklist_size: int,
@@ -181,21 +183,22 @@ class Coordinator:
             ids = tuple(dict.fromkeys([*sub.item_ids, "Q1"]))  # what it found answers its items
             capped = replace(outcome, facts=tuple(replace(f, checklist_ids=ids) for f in facts))
             self._outcomes.append(capped)
-            self._ledger.append(
-                agent,
-                RecordKind.COMPLETION,
-                {
+            seconds = round(time.monotonic() - started, 2)
+            if outcome.reported:  # its completion is in the ledger: the coordinator adds its collection
+                data: dict[str, JsonValue] = {"collected": agent, "kept": len(facts), "seconds": seconds}
+                self._ledger.append("coordinator", RecordKind.COMPLETION, data)
+            else:
+                data = {
                     "facts": len(outcome.facts),
                     "kept": len(facts),
                     "pages": outcome.pages_fetched,
                     "stop_reason": outcome.stop_reason,
-                    "seconds": round(time.monotonic() - started, 2),
-                },
-            )
-            if outcome.stop_reason in ("max pages reached", "token budget reached", "time budget reached"):
-                self._ledger.append(
-                    agent, RecordKind.BEACON, {"why": outcome.stop_reason}, beacon=Beacon.BUDGET_EXHAUSTED
-                )
+                    "seconds": seconds,
+                }
+                self._ledger.append(agent, RecordKind.COMPLETION, data)
+                raised = at_end(outcome.stop_reason)
+                if raised is not None:
+                    self._ledger.append(agent, RecordKind.BEACON, raised[1], beacon=raised[0])
             self.result.agents.append(
                 {
                     "agent": agent,

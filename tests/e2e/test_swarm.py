@@ -47,6 +47,10 @@ def test_a_swarm_runs_its_researchers_and_writes_its_ledger(scripted_engine: tup
     records = read(engine.settings.data_dir / "ledger", swarm_id)
     assert records[0].kind is RecordKind.PLAN
     assert records[-1].kind is RecordKind.COMPLETION
+    own = {r.agent for r in records if r.kind is RecordKind.COMPLETION and "stop_reason" in r.data}
+    assert {"r1-researcher-1", "r1-researcher-2"} <= own  # each researcher wrote its own completion
+    collected = {r.data.get("collected") for r in records if r.agent == "coordinator"}
+    assert {"r1-researcher-1", "r1-researcher-2"} <= collected
     assert not alive(swarm_id)  # the researchers ended with their coordinator
     assert report.document["status"] == "complete"
     assert_bundle(report.files, report.pdf, engine.settings.data_dir / "bundles" / swarm_id)
