@@ -3,7 +3,7 @@
 Each researcher is a Session actor on the shared engine (its judge calls batch with the others',
 its frontier shares politeness and memory), created by this actor and so owned by it: when the
 coordinator ends, is cancelled or is killed, Ray ends its researchers too. A researcher that does
-not answer within ``READY_S`` is killed and recorded; one that crashes is recorded and its
+not answer within ``swarm.ready_s`` is killed and recorded; one that crashes is recorded and its
 sub-goal given once more (the loop in ``fathom_ray.swarm.coordinator``).
 """
 
@@ -19,7 +19,7 @@ from ray.exceptions import RayError
 
 from actors.engine import Engine
 from actors.session import ActorDirectory, Remote, RemoteJudge, session_actor
-from fathom_ray.models import Event, EventType, FetchResult, ResearchRequest
+from fathom_ray.models import Event, EventType, FetchResult, JsonValue, ResearchRequest
 from fathom_ray.network import NetworkMap
 from fathom_ray.presets import get_preset
 from fathom_ray.session_events import EventLog
@@ -29,12 +29,10 @@ from fathom_ray.swarm.bundle import SwarmReport, bundle_files, report_page, writ
 from fathom_ray.swarm.coordinator import Coordinator, ResearcherOutcome
 from fathom_ray.swarm.plan import Budget, SubGoal, check_agents
 from fathom_ray.swarm.results import swarm_document, swarm_state
-from fathom_ray.swarm.task_ledger import TaskLedger, read_text
+from fathom_ray.swarm.task_ledger import Beacon, LedgerRecord, RecordKind, read_text
 
 logger = logging.getLogger(__name__)
-READY_S = 30.0
 RELAY_S = 0.5  # how often a researcher's new events are relayed to the swarm's log
-CANCEL_GRACE_S = 15.0  # for a cancelled researcher to hand back what it found before it is killed
 
 
 class _Researchers:
@@ -53,15 +51,21 @@ class _Researchers:
         )
         session_id = f"{service.swarm_id}-{sub.agent}"
         actor = session_actor(session_id).remote(
-            service.settings, session_id, request, service.parts, service.network
+            service.settings,
+            session_id,
+            request,
+            service.parts,
+            service.network,
+            (service.swarm_id, sub.agent),
         )
         service.running[sub.agent] = actor
         try:
+            ready_s = service.settings.swarm.ready_s
             try:  # ready: it answers a call at all
-                await asyncio.wait_for(actor.events_since.remote(0), READY_S)
+                await asyncio.wait_for(actor.events_since.remote(0), ready_s)
             except TimeoutError:
                 ray.kill(actor, no_restart=True)
-                raise TimeoutError(f"{sub.agent} not ready within {READY_S:.0f} s") from None
+                raise TimeoutError(f"{sub.agent} not ready within {ready_s:g} s") from None
             outcome = await self._run_relaying(actor, sub.agent)
         finally:
             service.running.pop(sub.agent, None)
@@ -69,7 +73,7 @@ class _Researchers:
         state = outcome.state
         pages = {p.url: p.text for p in state.pages if p.text}
         return ResearcherOutcome(
-            sub.agent, tuple(state.ledger.facts), pages, state.pages_fetched, state.stop_reason
+            sub.agent, tuple(state.ledger.facts), pages, state.pages_fetched, state.stop_reason, reported=True
         )
 
     async def _run_relaying(self, actor: Any, agent: str) -> SessionOutcome:
@@ -94,6 +98,27 @@ class _Researchers:
 async def _outcome(actor: Any) -> SessionOutcome:
     outcome: SessionOutcome = await actor.run.remote()
     return outcome
+
+
+class _RemoteLedger:
+    """The swarm's records sent to the ledger actor in order, without waiting on each."""
+
+    def __init__(self, handle: Any, swarm_id: str) -> None:
+        self._handle, self._swarm_id = handle, swarm_id
+
+    def append(
+        self,
+        agent: str,
+        kind: RecordKind,
+        data: dict[str, JsonValue] | None = None,
+        *,
+        beacon: Beacon | None = None,
+    ) -> None:
+        self._handle.append.remote(self._swarm_id, agent, kind, data, beacon)
+
+    async def flush(self) -> None:
+        """Answered once every record sent before it is written."""
+        await self._handle.read.remote(self._swarm_id)
 
 
 class _ServedPages:
@@ -138,16 +163,19 @@ class CoordinatorService:
         preset = get_preset(self.request.depth)
         budget = Budget(self.request.page_limit, self.request.time_limit_s, self.request.token_limit)
         folder = self.settings.data_dir / "ledger"
+        ledger = _RemoteLedger(handles.ledger, self.swarm_id)
+        await handles.ledger.watch.remote(self.swarm_id, ray.get_runtime_context().current_actor)
         self._swarm = swarm = Coordinator(
             self.swarm_id,
             self.request.goal,
             judge=RemoteJudge(handles.judge),
             researchers=_Researchers(self),
             pages=_ServedPages(handles.browser, handles.extractor),
-            ledger=TaskLedger(folder, self.swarm_id),
+            ledger=ledger,
             agents=self.agents,
             budget=budget,
             checklist_size=preset.checklist_size,
+            replan_rounds=self.settings.swarm.replan_rounds,
             events=self.events,
         )
         if self._cancel_requested:
@@ -155,6 +183,7 @@ class CoordinatorService:
         memory = Remote(handles.memory)
         try:
             result = await swarm.run()
+            await ledger.flush()
         except Exception as e:
             state = SessionState(
                 self.swarm_id, self.request, status=FAILED, stop_reason=f"{type(e).__name__}: {e}"
@@ -173,7 +202,17 @@ class CoordinatorService:
             {"facts": len(state.ledger.facts), "pages": state.pages_fetched, "bundle": True},
         )
         await memory.checkpoint(state, self.events.take_unsaved())
+        handles.ledger.close.remote(self.swarm_id)
         return SwarmReport(result, document, files, pdf)
+
+    async def wake(self, record: LedgerRecord) -> None:
+        """An attention record of this swarm, at once: into the stream; a blocked researcher is asked
+        to stop and hand back what it has (its sub-goal stays open for the gap-filling rounds)."""
+        data = {k: v for k, v in record.data.items() if k != "agent"}
+        self.events.emit(EventType.AGENT, {"agent": record.agent, "status": "attention", **data})
+        actor = self.running.get(record.agent)
+        if record.data.get("beacon") == Beacon.BLOCKED.value and actor is not None:
+            actor.cancel.remote()
 
     async def events_since(self, seq: int) -> list[Event]:
         return self.events.since(seq)
@@ -192,13 +231,13 @@ class CoordinatorService:
 
     async def cancel(self) -> None:
         """Start no more researchers; ask the running ones to stop and hand back what they found,
-        kill those still running after ``CANCEL_GRACE_S``; the swarm composes what it has."""
+        kill those still running after ``swarm.cancel_grace_s``; the swarm composes what it has."""
         self._cancel_requested = True
         if self._swarm is not None:
             self._swarm.cancel()
         for actor in list(self.running.values()):
             actor.cancel.remote()
-        deadline = time.monotonic() + CANCEL_GRACE_S
+        deadline = time.monotonic() + self.settings.swarm.cancel_grace_s
         while self.running and time.monotonic() < deadline:
             await asyncio.sleep(0.2)
         for actor in list(self.running.values()):

@@ -18,6 +18,7 @@ from actors.frontier import frontier_actor
 from actors.judge import judge_actor
 from actors.session import ActorDirectory, Handles, session_actor
 from actors.source_memory import source_memory_actor
+from actors.task_ledger import task_ledger_actor
 from fathom_ray.errors import FathomError
 from fathom_ray.llm.judge import JudgeInfo
 from fathom_ray.models import Event, ResearchRequest
@@ -94,6 +95,7 @@ def start_engine(
         documents=document_store_actor(name("documents")).remote(
             settings, name("embedder"), directory.namespace
         ),
+        ledger=task_ledger_actor(name("ledger")).remote(settings.data_dir / "ledger"),
     )
     starts = {
         "browser pool (Chromium)": handles.browser.start.remote(),

@@ -48,6 +48,8 @@ class JudgeService:
         self._info = JudgeInfo(settings.backend, "", "not started")
         self._slots = asyncio.Semaphore(settings.max_queue)
         self._judge_metrics: JudgeMetrics | None = None
+        self._in_flight = 0  # admitted calls not yet answered: the batch an LLM engine sees
+        self._calls = 0
 
     def _build(self) -> JudgePort:
         if self._backend_factory is not None:
@@ -65,6 +67,10 @@ class JudgeService:
         if self._judge is not None:
             await self._judge.close()
 
+    def load(self) -> tuple[int, int]:
+        """(calls in flight now, calls admitted since start)."""
+        return self._in_flight, self._calls
+
     def usage(self) -> Usage:
         return Usage() if self._judge is None else self._judge.usage
 
@@ -79,9 +85,12 @@ class JudgeService:
                 f"more than {self._settings.max_queue} calls in flight for {self._settings.queue_wait_s:g} s"
             )
             return Judged(judgement, None, JudgeFailure("overloaded", detail, 0))
+        self._in_flight += 1
+        self._calls += 1
         try:
             judged = await call(self._judge)
         finally:
+            self._in_flight -= 1
             self._slots.release()
         self._metrics().judged(judged)
         return judged

@@ -20,6 +20,7 @@ from ray.exceptions import RayError
 
 from actors.detached import detached
 from actors.metrics import SessionMetrics
+from actors.task_ledger import AgentReports
 from fathom_ray.adapters.search_backends import open_searcher
 from fathom_ray.llm.judge import Judged, JudgeFailure
 from fathom_ray.models import (
@@ -55,9 +56,10 @@ class Handles:
     memory: Any
     frontier: Any
     documents: Any
+    ledger: Any  # the swarms' task ledgers
 
 
-# browser, extractor, judge, embedder, memory, frontier, documents
+# browser, extractor, judge, embedder, memory, frontier, documents, ledger
 ENGINE_PARTS = tuple(f.name for f in fields(Handles))
 
 
@@ -151,15 +153,18 @@ class _Search:
 class SessionService:
     """No I/O in ``__init__``; ``run`` does the work and may be retried after a crash."""
 
-    def __init__(
+    def __init__(  # noqa: PLR0917 (Ray builds actors from positional arguments)
         self,
         settings: Settings,
         session_id: str,
         request: ResearchRequest,
         parts: ActorDirectory,
         network: NetworkMap,
+        swarm: tuple[str, str] | None = None,
     ) -> None:
+        """``swarm``: (swarm id, agent) of a swarm's researcher, which writes its own ledger records."""
         self._settings = settings
+        self._swarm = swarm
         self._session_id = session_id
         self._request = request
         self._parts = parts
@@ -182,9 +187,14 @@ class SessionService:
         state = saved or SessionState(self._session_id, self._request)
         metrics = SessionMetrics(self._session_id)
         metrics.started()
-        self._events = EventLog.resume(
-            self._session_id, await memory.events(self._session_id), metrics.observe
-        )
+        reports = AgentReports(self._handles.ledger, *self._swarm) if self._swarm is not None else None
+
+        def observe(event: Event) -> None:
+            metrics.observe(event)
+            if reports is not None:
+                reports.observe(event)
+
+        self._events = EventLog.resume(self._session_id, await memory.events(self._session_id), observe)
         preset = get_preset(self._request.depth)
         await Remote(self._handles.frontier).open(self._session_id, preset.url_pool)
         try:
@@ -205,6 +215,8 @@ class SessionService:
             self._events.emit_error(state.stop_reason)
             await memory.checkpoint(state, self._events.take_unsaved())
             raise
+        if reports is not None:
+            await reports.finish(state)
         return SessionOutcome(state)
 
     def _services(self, searcher: Searcher) -> Services:

@@ -39,6 +39,12 @@ class ResearchSettings(Section):
         return self
 
 
+class SwarmSettings(Section):
+    replan_rounds: int = Field(2, ge=0, le=5)  # gap-filling rounds after the first fan-out
+    ready_s: float = Field(30.0, gt=0)  # a researcher that does not answer by then is killed
+    cancel_grace_s: float = Field(15.0, ge=0)  # for a cancelled researcher to hand back its facts
+
+
 class BrowserSettings(Section):
     cdp_url: str | None = None
     executable: Path = Path("/usr/bin/chromium")
@@ -190,6 +196,7 @@ class Settings(BaseSettings):
 
     data_dir: Path = Field(default_factory=_default_data_dir)
     research: ResearchSettings = ResearchSettings()
+    swarm: SwarmSettings = SwarmSettings()
     browser: BrowserSettings = BrowserSettings()
     fetch: FetchSettings = FetchSettings()
     search: SearchSettings = SearchSettings()

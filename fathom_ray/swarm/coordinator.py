@@ -20,11 +20,13 @@ from fathom_ray.models import ChecklistItem, EventType, Fact, JsonValue
 from fathom_ray.ports import JudgePort
 from fathom_ray.session_events import EventLog
 from fathom_ray.swarm.analyst import MergedFact, merge
+from fathom_ray.swarm.beacons import at_end
 from fathom_ray.swarm.plan import FINDINGS_PER_AGENT, Budget, SubGoal, plan, split
 from fathom_ray.swarm.receipts import CheckKind, Receipt, Verdict, check, verdicts
-from fathom_ray.swarm.task_ledger import Beacon, RecordKind, TaskLedger
+from fathom_ray.swarm.task_ledger import Beacon, LedgerWriter, RecordKind
 
 logger = logging.getLogger(__name__)
+SERVED_AT_ONCE = 4  # the verifier's fetches of pages as served now, in flight together
 FIRST_ROUND_SHARE = 0.7  # of the pages, for the first fan-out; gap filling shares the rest
 
 
@@ -35,6 +37,7 @@ class ResearcherOutcome:
     pages: dict[str, str]  # url -> the text the researcher stored
     pages_fetched: int
     stop_reason: str
+    reported: bool = False  # it wrote its own completion (and beacons) to the ledger
 
 
 class ResearcherCalls(Protocol):
@@ -69,7 +72,7 @@ class Coordinator:
         judge: JudgePort,
         researchers: ResearcherCalls,
         pages: PageCalls | None,
-        ledger: TaskLedger,
+        ledger: LedgerWriter,
         agents: int,
         budget: Budget,
         checklist_size: int,
@@ -180,21 +183,22 @@ class Coordinator:
             ids = tuple(dict.fromkeys([*sub.item_ids, "Q1"]))  # what it found answers its items
             capped = replace(outcome, facts=tuple(replace(f, checklist_ids=ids) for f in facts))
             self._outcomes.append(capped)
-            self._ledger.append(
-                agent,
-                RecordKind.COMPLETION,
-                {
+            seconds = round(time.monotonic() - started, 2)
+            if outcome.reported:  # its completion is in the ledger: the coordinator adds its collection
+                data: dict[str, JsonValue] = {"collected": agent, "kept": len(facts), "seconds": seconds}
+                self._ledger.append("coordinator", RecordKind.COMPLETION, data)
+            else:
+                data = {
                     "facts": len(outcome.facts),
                     "kept": len(facts),
                     "pages": outcome.pages_fetched,
                     "stop_reason": outcome.stop_reason,
-                    "seconds": round(time.monotonic() - started, 2),
-                },
-            )
-            if outcome.stop_reason in ("max pages reached", "token budget reached", "time budget reached"):
-                self._ledger.append(
-                    agent, RecordKind.BEACON, {"why": outcome.stop_reason}, beacon=Beacon.BUDGET_EXHAUSTED
-                )
+                    "seconds": seconds,
+                }
+                self._ledger.append(agent, RecordKind.COMPLETION, data)
+                raised = at_end(outcome.stop_reason)
+                if raised is not None:
+                    self._ledger.append(agent, RecordKind.BEACON, raised[1], beacon=raised[0])
             self.result.agents.append(
                 {
                     "agent": agent,
@@ -227,16 +231,13 @@ class Coordinator:
                 )
         stored = {url: text for o in self._outcomes for url, text in o.pages.items()}
         result.pages = stored
+        new = [m.fact for m in merged if (m.fact.source_url, m.fact.evidence) not in known]
+        await self._fetch_served({f.source_url for f in new})
         fresh: list[Receipt] = []
-        for m in merged:
-            if (m.fact.source_url, m.fact.evidence) in known:
-                continue
-            fact = m.fact
+        for fact in new:
             fresh.append(check(fact, CheckKind.STORED, stored.get(fact.source_url), time.time()))
             if self._pages is not None:
-                if fact.source_url not in self._served:
-                    self._served[fact.source_url] = await self._pages.page_text(fact.source_url)
-                fresh.append(check(fact, CheckKind.SERVED, self._served[fact.source_url], time.time()))
+                fresh.append(check(fact, CheckKind.SERVED, self._served.get(fact.source_url), time.time()))
         result.receipts += fresh
         for receipt in fresh:
             self._ledger.append(
@@ -244,6 +245,19 @@ class Coordinator:
                 RecordKind.COMPLETION,
                 {"fact": receipt.fact_id, "kind": receipt.kind.value, "verdict": receipt.verdict.value},
             )
+
+    async def _fetch_served(self, urls: set[str]) -> None:
+        """The pages as served now, each fetched once, ``SERVED_AT_ONCE`` at a time."""
+        pages = self._pages
+        if pages is None:
+            return
+        gate = asyncio.Semaphore(SERVED_AT_ONCE)
+
+        async def one(url: str) -> None:
+            async with gate:
+                self._served[url] = await pages.page_text(url)
+
+        await asyncio.gather(*(one(url) for url in sorted(urls - self._served.keys())))
 
     def verified(self) -> list[Fact]:
         """The merged facts whose receipts all pass."""

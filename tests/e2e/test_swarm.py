@@ -20,6 +20,7 @@ from ray.util.state import list_actors
 from actors.coordinator import coordinator_actor, run_swarm
 from actors.engine import Engine
 from fathom_ray.models import ResearchRequest
+from fathom_ray.settings import SwarmSettings
 from fathom_ray.swarm.task_ledger import RecordKind, read
 
 pytestmark = [pytest.mark.e2e]
@@ -46,6 +47,10 @@ def test_a_swarm_runs_its_researchers_and_writes_its_ledger(scripted_engine: tup
     records = read(engine.settings.data_dir / "ledger", swarm_id)
     assert records[0].kind is RecordKind.PLAN
     assert records[-1].kind is RecordKind.COMPLETION
+    own = {r.agent for r in records if r.kind is RecordKind.COMPLETION and "stop_reason" in r.data}
+    assert {"r1-researcher-1", "r1-researcher-2"} <= own  # each researcher wrote its own completion
+    collected = {r.data.get("collected") for r in records if r.agent == "coordinator"}
+    assert {"r1-researcher-1", "r1-researcher-2"} <= collected
     assert not alive(swarm_id)  # the researchers ended with their coordinator
     assert report.document["status"] == "complete"
     assert_bundle(report.files, report.pdf, engine.settings.data_dir / "bundles" / swarm_id)
@@ -129,3 +134,56 @@ def test_cancelling_a_swarm_ends_its_researchers_and_ships_what_it_has(
     assert report.files["index.md"].startswith("# ")
     records = read(engine.settings.data_dir / "ledger", swarm_id)
     assert any(r.data.get("error") == "cancelled" for r in records)
+
+
+def wait_alive(name: str, timeout_s: float = 120) -> None:
+    deadline = time.monotonic() + timeout_s
+    while name not in alive(name) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert name in alive(name)
+
+
+def test_killing_one_researcher_reassigns_its_sub_goal_and_the_bundle_still_ships(
+    scripted_engine: tuple[Engine, Any],
+) -> None:
+    engine, judge = scripted_engine
+    ray.get(judge.configure.remote(questions=[GOAL, *PARTS]))
+    swarm_id = f"w-{uuid.uuid4().hex[:8]}"
+    settings = engine.settings.model_copy(update={"swarm": SwarmSettings(replan_rounds=0)})
+    request = ResearchRequest(GOAL, depth="focused", max_pages=8)
+    coordinator = coordinator_actor().remote(settings, swarm_id, request, 2, engine.directory, engine.network)
+    done = coordinator.run.remote()
+    victim = f"{swarm_id}-r1-researcher-1"
+    wait_alive(victim)
+    ray.kill(ray.get_actor(victim), no_restart=True)
+    report = ray.get(done, timeout=300)
+    ray.kill(coordinator, no_restart=True)
+    statuses = {a["agent"]: a["status"] for a in report.result.agents}
+    assert statuses["r1-researcher-1"] == "failed"
+    assert statuses["r1-researcher-1-again"] == "complete"  # its sub-goal, given once more
+    assert statuses["r1-researcher-2"] == "complete"
+    failure = next(r for r in read(settings.data_dir / "ledger", swarm_id) if r.kind is RecordKind.FAILURE)
+    assert failure.agent == "r1-researcher-1"
+    assert report.files["index.md"]
+    assert report.pdf is not None
+
+
+def test_a_researcher_not_ready_in_time_is_killed_and_recorded(scripted_engine: tuple[Engine, Any]) -> None:
+    engine, judge = scripted_engine
+    ray.get(judge.configure.remote(questions=[GOAL, *PARTS]))
+    swarm_id = f"w-{uuid.uuid4().hex[:8]}"
+    settings = engine.settings.model_copy(update={"swarm": SwarmSettings(replan_rounds=0, ready_s=0.001)})
+    request = ResearchRequest(GOAL, depth="quick", max_pages=4)
+    coordinator = coordinator_actor().remote(settings, swarm_id, request, 2, engine.directory, engine.network)
+    report = ray.get(coordinator.run.remote(), timeout=300)
+    ray.kill(coordinator, no_restart=True)
+    assert {a["status"] for a in report.result.agents} == {"failed"}
+    assert len(report.result.agents) == 4  # two researchers, each given twice
+    failures = [r for r in read(settings.data_dir / "ledger", swarm_id) if r.kind is RecordKind.FAILURE]
+    assert all("not ready within 0.001 s" in str(r.data["error"]) for r in failures)
+    assert not report.result.facts
+    assert "no findings" in report.files["summary.md"]
+    deadline = time.monotonic() + 60
+    while alive(f"{swarm_id}-") and time.monotonic() < deadline:
+        time.sleep(0.5)
+    assert not alive(f"{swarm_id}-")

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 from fathom_ray.errors import InvalidRequestError
-from fathom_ray.models import ChecklistItem, Fact, JsonValue
+from fathom_ray.models import ChecklistItem, Event, EventType, Fact, JsonValue
 from fathom_ray.swarm.analyst import by_item, merge, values
+from fathom_ray.swarm.beacons import BeaconWatch, at_end
 from fathom_ray.swarm.plan import Budget, plan, split
 from fathom_ray.swarm.receipts import CheckKind, Receipt, Verdict, check, verdicts
 from fathom_ray.swarm.task_ledger import Beacon, RecordKind, TaskLedger, file_of, read
@@ -125,3 +126,19 @@ def test_receipts_the_latest_per_kind_wins_and_a_pass_never_hides_a_fail() -> No
     back = Receipt("F1", CheckKind.SERVED, f.evidence, Verdict.PASS, 3.0)
     assert verdicts([stored, gone, back]) == {"F1": Verdict.PASS}  # the latest served check wins
     assert verdicts([back, gone, stored]) == {"F1": Verdict.PASS}  # by time, not by order listed
+
+
+def test_a_researcher_is_blocked_when_its_first_visits_all_fail_and_says_so_once() -> None:
+    watch = BeaconWatch()
+    failed = Event("s", 1, EventType.FETCH_FAILED, {"url": "http://a.test/", "reason": "timeout"})
+    assert watch.observe(failed) is None
+    assert watch.observe(failed) is None
+    raised = watch.observe(failed)
+    assert raised is not None
+    assert raised[0] is Beacon.BLOCKED
+    assert watch.observe(failed) is None  # once
+    lucky = BeaconWatch()
+    lucky.observe(Event("s", 1, EventType.ANALYZED, {"url": "http://a.test/"}))
+    assert all(lucky.observe(failed) is None for _ in range(5))  # a page was read: not blocked
+    assert at_end("max pages reached") == (Beacon.BUDGET_EXHAUSTED, {"why": "max pages reached"})
+    assert at_end("checklist satisfied") is None
