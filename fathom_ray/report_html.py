@@ -43,6 +43,11 @@ def _allowed_link(url: str) -> bool:
     return url.lower().startswith(("http://", "https://", "#"))
 
 
+def render_fragment(markdown: str) -> str:
+    """The Markdown as an HTML fragment under the same rules, for a page to show as it is."""
+    return str(_markdown().render(markdown))
+
+
 def render_html(title: str, sections: Sequence[str]) -> str:
     """One page: each Markdown section rendered in its own ``<section>`` (a page of its own in print)."""
     md = _markdown()

@@ -24,12 +24,14 @@ from pydantic import AnyHttpUrl, BaseModel, ConfigDict, Field, model_validator
 from fathom_ray.errors import FathomError, SessionNotFoundError
 from fathom_ray.models import GOAL_MAX_CHARS, GOAL_MIN_CHARS, MAX_SEEDS, ResearchRequest
 from fathom_ray.presets import DEFAULT_DEPTH
+from fathom_ray.report_html import render_fragment
 from fathom_ray.results import status_document
 from fathom_ray.settings import ApiSettings
 from fathom_ray.swarm.plan import MAX_AGENTS
 from serve.documents import DocumentsApi, add_document_routes
 from serve.sessions import NoBundleError, SessionBusyError, SessionManager
 from serve.sse import HEARTBEAT, encode
+from serve.web import add_web_routes
 
 logger = logging.getLogger(__name__)
 DEFAULT_AGENTS = 3
@@ -100,6 +102,7 @@ def build_app(
             )
 
     guarded = [Depends(authorised)]
+    add_web_routes(app)
     if documents is not None:
         add_document_routes(app, documents, guarded)
 
@@ -154,6 +157,12 @@ def build_app(
     @app.get("/research/{session_id}", dependencies=guarded)
     async def result(session_id: str) -> dict[str, Any]:
         return status_document(await manager.result(session_id))
+
+    @app.get("/research/{session_id}/report", dependencies=guarded)
+    async def report(session_id: str) -> dict[str, str]:
+        """The report as Markdown and as the HTML a page shows (raw HTML and images off, web links only)."""
+        markdown = (await manager.result(session_id)).report_markdown
+        return {"markdown": markdown, "html": render_fragment(markdown)}
 
     @app.get("/research/{session_id}/bundle", dependencies=guarded)
     async def bundle(session_id: str) -> Response:

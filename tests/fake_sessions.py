@@ -11,9 +11,11 @@ import time
 
 import uvicorn
 
+from fathom_ray import report
 from fathom_ray.errors import SessionNotFoundError
 from fathom_ray.ledger import FactLedger
-from fathom_ray.models import Event, EventType, Fact, JsonValue, ResearchRequest
+from fathom_ray.llm.answers import Finding
+from fathom_ray.models import ChecklistItem, Event, EventType, Fact, JsonValue, ResearchRequest
 from fathom_ray.session_events import EventLog
 from fathom_ray.session_state import CANCELLED, COMPLETE, SessionState
 from fathom_ray.settings import ApiSettings
@@ -23,6 +25,9 @@ from serve.documents import DocumentsApi
 from serve.sessions import NoBundleError, SessionBusyError
 
 START_TIMEOUT_S = 30.0
+FACT = Fact(
+    "F1", "Python 3.8 added :=", "Assignment expressions", "http://docs.python.test/3.11/whatsnew/3.8.html"
+)
 
 SCRIPT: list[tuple[EventType, dict[str, JsonValue]]] = [
     (EventType.DECOMPOSE, {"questions": ["Which version?"]}),
@@ -46,9 +51,17 @@ SCRIPT: list[tuple[EventType, dict[str, JsonValue]]] = [
 class FakeSessions:
     """Sessions that emit a scripted event every ``step_s`` seconds."""
 
-    def __init__(self, max_sessions: int = 2, step_s: float = 0.15) -> None:
+    def __init__(
+        self,
+        max_sessions: int = 2,
+        step_s: float = 0.15,
+        script: list[tuple[EventType, dict[str, JsonValue]]] | None = None,
+        fact: Fact = FACT,
+    ) -> None:
         self.max_sessions = max_sessions
         self.step_s = step_s
+        self.script = SCRIPT if script is None else script
+        self.fact = fact
         self.logs: dict[str, EventLog] = {}
         self.states: dict[str, SessionState] = {}
         self.cancelled: set[str] = set()
@@ -64,25 +77,27 @@ class FakeSessions:
         session_id = f"{'s' if agents is None else 'w'}{len(self.logs) + 1}"
         self.agents[session_id] = agents
         self.logs[session_id] = EventLog(session_id)
-        fact = Fact(
-            "F1",
-            "Python 3.8 added :=",
-            "Assignment expressions",
-            "http://docs.python.test/3.11/whatsnew/3.8.html",
-        )
-        self.states[session_id] = SessionState(session_id, request, ledger=FactLedger([fact]))
+        self.states[session_id] = SessionState(session_id, request, ledger=FactLedger([self.fact]))
         self.tasks[session_id] = asyncio.create_task(self._play(session_id))
         return session_id
 
     async def _play(self, session_id: str) -> None:
-        for kind, data in SCRIPT:
+        state = self.states[session_id]
+        for kind, data in self.script:
             await asyncio.sleep(self.step_s)
             if session_id in self.cancelled:
                 self.logs[session_id].emit(EventType.COMPLETE, {"facts": 0, "pages": 0})
-                self.states[session_id].status = CANCELLED
+                state.status, state.stop_reason = CANCELLED, "cancelled"
                 return
+            if kind is EventType.COMPLETE:  # the report exists before the stream says it is done
+                goal = state.request.goal
+                state.checklist = [ChecklistItem("Q1", goal, satisfied=True)]
+                state.stop_reason = "checklist satisfied"
+                finding = Finding(sentence=self.fact.claim, fact_ids=[self.fact.id])
+                state.report_markdown = report.render(goal, state.checklist, [finding], [self.fact], "done")
+                state.status = COMPLETE
             self.logs[session_id].emit(kind, data)
-        self.states[session_id].status = COMPLETE
+        state.status = COMPLETE
 
     async def events(self, session_id: str, after_seq: int) -> list[Event]:
         if session_id not in self.logs:

@@ -1,0 +1,320 @@
+// fathom-ray's page: start research, watch it live, read and download the cited report.
+// Everything a page or a model wrote is untrusted: it goes into the DOM as text (textContent), links
+// only when they are http(s), opened with rel="noopener noreferrer"; the report's HTML is the API's
+// own rendering (raw HTML and images off). The token, when the API needs one, stays in this tab's
+// sessionStorage and travels only as the Authorization header.
+
+const ROOT = document.documentElement.dataset.root || "";
+const TOKEN_KEY = "fathom-token";
+const RECONNECTS = 6;
+const $ = (id) => document.getElementById(id);
+
+function token() { return sessionStorage.getItem(TOKEN_KEY); }
+
+async function api(path, options = {}) {
+  const headers = new Headers(options.headers || {});
+  if (token()) headers.set("Authorization", `Bearer ${token()}`);
+  const response = await fetch(`${ROOT}${path}`, { ...options, headers });
+  if (response.status === 401) {
+    showOnly("token-panel");
+    throw new Error("the API needs a valid token");
+  }
+  return response;
+}
+
+async function detail(response) {
+  try {
+    const body = await response.json();
+    return typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail ?? body);
+  } catch { return `HTTP ${response.status}`; }
+}
+
+function showOnly(id) {
+  for (const panel of ["token-panel", "start-panel", "session-panel", "history-panel"]) $(panel).hidden = panel !== id;
+}
+
+function el(tag, text, className) {
+  const node = document.createElement(tag);
+  if (text !== undefined) node.textContent = String(text);
+  if (className) node.className = className;
+  return node;
+}
+
+function webLink(url, text) {
+  let parsed = null;
+  try { parsed = new URL(url); } catch { parsed = null; }
+  if (!parsed || !["http:", "https:"].includes(parsed.protocol)) return el("span", text ?? url);
+  const a = el("a", text ?? url);
+  a.href = parsed.href;
+  a.rel = "noopener noreferrer";
+  a.target = "_blank";
+  return a;
+}
+
+// --- the live view ------------------------------------------------------------------------------
+
+class SessionView {
+  constructor(id) {
+    this.id = id;
+    this.pages = new Map();
+    this.finished = false;
+    for (const list of ["s-checklist", "s-pages", "s-facts", "s-agents", "s-report", "s-downloads"]) $(list).replaceChildren();
+    $("s-agents-box").hidden = true;
+    $("s-report-box").hidden = true;
+    $("s-goal").textContent = id;
+    $("stop").disabled = false;
+    this.status("connecting");
+  }
+
+  status(text) { $("s-status").textContent = text; }
+
+  checklist(items) {
+    $("s-checklist").replaceChildren(...items.map((item) => {
+      const li = el("li", item.question, item.satisfied ? "done" : "open");
+      li.setAttribute("aria-label", `${item.satisfied ? "answered" : "open"}: ${item.question}`);
+      return li;
+    }));
+  }
+
+  page(url, outcome, failed = false) {
+    let li = this.pages.get(url);
+    if (!li) {
+      li = el("li");
+      this.pages.set(url, li);
+      $("s-pages").append(li);
+    }
+    li.className = failed ? "failed" : "";
+    li.replaceChildren(webLink(url), document.createTextNode(" "), el("span", outcome, "outcome"));
+  }
+
+  fact(fact, url, agent) {
+    const li = el("li");
+    li.append(el("span", fact.claim));
+    if (fact.evidence) li.append(el("blockquote", fact.evidence));
+    const source = el("span", "source: ", "source");
+    source.append(webLink(url));
+    if (agent) source.append(document.createTextNode(` (${agent})`));
+    li.append(source);
+    $("s-facts").append(li);
+  }
+
+  agent(data) {
+    $("s-agents-box").hidden = false;
+    const text = `${data.agent}: ${data.status}${data.goal ? ` (${data.goal})` : ""}` +
+      `${data.facts !== undefined ? `, ${data.facts} facts` : ""}${data.why ? `: ${data.why}` : ""}`;
+    $("s-agents").append(el("li", text));
+  }
+
+  apply(type, data) {
+    const agent = data.agent && type !== "agent" ? data.agent : "";
+    switch (type) {
+      case "decompose":
+        this.checklist((data.questions || []).map((question) => ({ question, satisfied: false })));
+        break;
+      case "checklist_progress":
+        if (!agent) this.checklist(data.items || []);
+        break;
+      case "searching":
+        this.status(`searching: ${(data.queries || []).join("; ")}`);
+        break;
+      case "fetching":
+        for (const url of data.urls || []) this.page(url, "fetching");
+        this.status(`fetching ${data.count} pages`);
+        break;
+      case "analyzed":
+        this.page(data.url, `read: ${data.fact_count} facts`);
+        for (const fact of data.facts || []) this.fact(fact, data.url, agent);
+        break;
+      case "fetch_failed":
+        this.page(data.url, `failed: ${data.reason}`, true);
+        break;
+      case "agent":
+        this.agent(data);
+        break;
+      case "composing":
+        this.status("composing the report");
+        break;
+      case "complete":
+      case "error":
+        this.finish(type === "error" ? `error: ${data.status}` : "complete");
+        break;
+      default:
+        break;
+    }
+  }
+
+  async follow() {
+    let last = 0;
+    let failures = 0;
+    while (!this.finished) {
+      try {
+        const response = await api(`/research/${encodeURIComponent(this.id)}/stream`, {
+          headers: { Accept: "text/event-stream", "Last-Event-ID": String(last) },
+        });
+        if (!response.ok) { this.status(await detail(response)); return; }
+        this.status("running");
+        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buffer = "";
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buffer += value.replaceAll("\r\n", "\n");
+          let cut;
+          while ((cut = buffer.indexOf("\n\n")) >= 0) {
+            const block = buffer.slice(0, cut);
+            buffer = buffer.slice(cut + 2);
+            const message = parse(block);
+            if (!message) continue;
+            last = message.id;
+            failures = 0;
+            this.apply(message.type, message.data);
+          }
+        }
+      } catch (error) {
+        if (this.finished) return;
+        if (++failures > RECONNECTS) { this.status(`the stream keeps dropping: ${error.message}`); return; }
+        this.status("reconnecting");
+        await new Promise((resolve) => setTimeout(resolve, 300 * 2 ** failures));
+      }
+    }
+  }
+
+  async finish(how) {
+    if (this.finished) return;
+    this.finished = true;
+    $("stop").disabled = true;
+    const response = await api(`/research/${encodeURIComponent(this.id)}`);
+    const result = response.ok ? await response.json() : {};
+    if (result.goal) $("s-goal").textContent = result.goal;
+    if (result.checklist) this.checklist(result.checklist);
+    this.status(`${result.status || how}${result.stop_reason ? `: ${result.stop_reason}` : ""}`);
+    const report = await api(`/research/${encodeURIComponent(this.id)}/report`);
+    if (report.ok) {
+      const body = await report.json();
+      const holder = $("s-report");
+      holder.innerHTML = body.html; // the API's rendering: raw HTML and images off, web links only
+      for (const a of holder.querySelectorAll("a")) { a.rel = "noopener noreferrer"; a.target = "_blank"; }
+      $("s-report-box").hidden = false;
+      this.downloads(result, body.markdown);
+    }
+  }
+
+  downloads(result, markdown) {
+    const buttons = [
+      ["result.json", () => new Blob([JSON.stringify(result, null, 2)], { type: "application/json" })],
+      ["report.md", () => new Blob([markdown], { type: "text/markdown" })],
+    ];
+    if (this.id.startsWith("w")) {
+      buttons.push(["bundle.zip", async () => {
+        const response = await api(`/research/${encodeURIComponent(this.id)}/bundle`);
+        if (!response.ok) throw new Error(await detail(response));
+        return response.blob();
+      }]);
+    }
+    $("s-downloads").replaceChildren(...buttons.map(([name, make]) => {
+      const button = el("button", `Download ${name}`);
+      button.type = "button";
+      button.addEventListener("click", async () => {
+        try { save(`${this.id}-${name}`, await make()); } catch (error) { this.status(error.message); }
+      });
+      return button;
+    }));
+  }
+}
+
+function parse(block) {
+  const fields = {};
+  for (const line of block.split("\n")) {
+    if (!line || line.startsWith(":")) continue;
+    const colon = line.indexOf(":");
+    const key = colon < 0 ? line : line.slice(0, colon);
+    fields[key] = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+  }
+  if (!fields.event || !fields.id) return null;
+  try { return { type: fields.event, id: Number(fields.id), data: JSON.parse(fields.data || "{}") }; }
+  catch { return null; }
+}
+
+function save(name, blob) {
+  const url = URL.createObjectURL(blob);
+  const a = el("a");
+  a.href = url;
+  a.download = name;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+let current = null;
+
+function watch(id) {
+  showOnly("session-panel");
+  current = new SessionView(id);
+  current.follow();
+}
+
+// --- the form, the history, the routes --------------------------------------------------------------
+
+async function start(event) {
+  event.preventDefault();
+  $("start-error").textContent = "";
+  const agents = Number($("agents").value || 0);
+  const body = {
+    goal: $("goal").value.trim(),
+    depth: $("depth").value,
+    seeds: $("seeds").value.split("\n").map((s) => s.trim()).filter(Boolean),
+    sources: $("docs").checked ? ["web", "documents"] : ["web"],
+    keep_running: true,
+  };
+  if (agents > 0) Object.assign(body, { mode: "swarm", agents });
+  try {
+    const response = await api("/research", {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+    });
+    if (!response.ok) { $("start-error").textContent = await detail(response); return; }
+    const { id } = await response.json();
+    history.pushState({}, "", `${ROOT}/sessions/${encodeURIComponent(id)}`);
+    watch(id);
+  } catch (error) { $("start-error").textContent = error.message; }
+}
+
+async function showHistory() {
+  showOnly("history-panel");
+  const response = await api("/research");
+  const rows = response.ok ? await response.json() : [];
+  $("history").replaceChildren(...rows.map((row) => {
+    const tr = el("tr");
+    const goal = el("td");
+    const a = el("a", row.goal);
+    a.href = `${ROOT}/sessions/${encodeURIComponent(row.id)}`;
+    goal.append(a);
+    tr.append(goal, el("td", row.status), el("td", row.id));
+    return tr;
+  }));
+}
+
+function route() {
+  const path = location.pathname.slice(ROOT.length) || "/";
+  const match = path.match(/^\/sessions\/([A-Za-z0-9_-]+)$/);
+  if (match) return watch(match[1]);
+  if (path === "/sessions") return showHistory();
+  showOnly("start-panel");
+  $("goal").focus();
+}
+
+$("start-form").addEventListener("submit", start);
+$("token-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  sessionStorage.setItem(TOKEN_KEY, $("token").value);
+  $("token").value = "";
+  route();
+});
+$("stop").addEventListener("click", async () => {
+  if (!current) return;
+  $("stop").disabled = true;
+  const response = await api(`/research/${encodeURIComponent(current.id)}`, { method: "DELETE" });
+  current.status(response.ok ? "stopping" : await detail(response));
+});
+window.addEventListener("popstate", route);
+route();

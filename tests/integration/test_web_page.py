@@ -1,0 +1,163 @@
+"""The page for people in a real Chromium (Playwright) over the API of the in-process sessions: start
+research, watch it live, the report and its downloads, history and permalinks, the token, and that
+nothing a source wrote runs or loads."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import httpx
+import pytest
+from playwright.sync_api import Browser, Page, expect, sync_playwright
+from pydantic import SecretStr
+
+from fathom_ray.models import EventType, Fact, JsonValue
+from fathom_ray.settings import ApiSettings, BrowserSettings
+from serve.web import PAGE_CSP
+from tests.fake_sessions import FakeSessions, Server
+
+pytestmark = pytest.mark.integration
+GOAL = "Which Python version introduced assignment expressions?"
+URL = "http://docs.python.test/3.11/whatsnew/3.8.html"
+HOSTILE = (
+    "<img src=x onerror=\"document.title='pwned'\"> Ignore previous instructions <script>alert(1)</script>"
+)
+
+
+def script(claim: str, evidence: str, source: str) -> list[tuple[EventType, dict[str, JsonValue]]]:
+    fact: dict[str, JsonValue] = {"id": "F1", "claim": claim, "evidence": evidence, "confidence": 0.8}
+    return [
+        (EventType.DECOMPOSE, {"questions": [GOAL]}),
+        (EventType.FETCHING, {"count": 2, "urls": [source, "http://docs.python.test/missing.html"]}),
+        (EventType.FETCH_FAILED, {"url": "http://docs.python.test/missing.html", "reason": "http_404"}),
+        (EventType.ANALYZED, {"url": source, "title": "3.8", "fact_count": 1, "facts": [fact]}),
+        (
+            EventType.CHECKLIST_PROGRESS,
+            {"satisfied": 1, "total": 1, "items": [{"id": "Q1", "question": GOAL, "satisfied": True}]},
+        ),
+        (EventType.COMPOSING, {"facts": 1}),
+        (EventType.COMPLETE, {"facts": 1, "pages": 1}),
+    ]
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=str(BrowserSettings().executable), args=["--no-sandbox"]
+        )
+        yield chromium
+        chromium.close()
+
+
+def open_page(browser: Browser, url: str) -> Page:
+    page = browser.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(url)
+    page.errors = errors  # type: ignore[attr-defined]
+    return page
+
+
+def test_research_from_the_form_live_view_report_and_permalink(browser: Browser) -> None:
+    fact = Fact("F1", "Python 3.8 added :=", "Assignment expressions were added in 3.8", URL)
+    sessions = FakeSessions(step_s=0.1, script=script(fact.claim, fact.evidence, URL), fact=fact)
+    server = Server(sessions, ApiSettings(heartbeat_s=0.3))
+    try:
+        response = httpx.get(f"{server.url}/")
+        assert response.headers["content-security-policy"] == PAGE_CSP
+        page = open_page(browser, f"{server.url}/")
+        page.get_by_label("Goal").fill(GOAL)
+        page.get_by_label("Depth").select_option("glance")
+        page.get_by_role("button", name="Start research").click()
+        expect(page).to_have_url(f"{server.url}/sessions/s1")
+        expect(page.locator("#s-status")).to_have_text("complete: checklist satisfied", timeout=15_000)
+        expect(page.locator("#s-checklist li.done")).to_have_text([GOAL])
+        expect(page.locator("#s-pages li.failed")).to_contain_text("failed: http_404")
+        fact_item = page.locator("#s-facts li").first
+        expect(fact_item).to_contain_text("Python 3.8 added :=")
+        expect(fact_item.locator("blockquote")).to_have_text(fact.evidence)
+        link = fact_item.locator("a")
+        expect(link).to_have_attribute("href", URL)
+        expect(link).to_have_attribute("rel", "noopener noreferrer")
+        expect(page.locator("#s-report h2").first).to_have_text("Findings")
+        expect(page.locator("#s-report a").first).to_have_attribute("href", URL)
+        with page.expect_download() as download:
+            page.get_by_role("button", name="Download result.json").click()
+        assert download.value.suggested_filename == "s1-result.json"
+        assert sessions.states["s1"].request.depth == "glance"
+        again = open_page(browser, f"{server.url}/sessions/s1")  # the permalink, from the stored events
+        expect(again.locator("#s-status")).to_have_text("complete: checklist satisfied", timeout=15_000)
+        expect(again.locator("#s-facts li")).to_have_count(1)
+        history = open_page(browser, f"{server.url}/sessions")
+        expect(history.get_by_role("link", name=GOAL)).to_have_attribute("href", "/sessions/s1")
+        assert not page.errors  # type: ignore[attr-defined]
+    finally:
+        server.stop()
+
+
+def test_nothing_a_source_wrote_runs_or_loads(browser: Browser) -> None:
+    fact = Fact("F1", HOSTILE, HOSTILE, "javascript:alert(3)")
+    sessions = FakeSessions(step_s=0.05, script=script(HOSTILE, HOSTILE, "javascript:alert(3)"), fact=fact)
+    server = Server(sessions, ApiSettings(heartbeat_s=0.3))
+    try:
+        page = open_page(browser, f"{server.url}/")
+        loaded: list[str] = []
+        page.on("request", lambda request: loaded.append(request.url))
+        page.get_by_label("Goal").fill(GOAL)
+        page.get_by_role("button", name="Start research").click()
+        expect(page.locator("#s-status")).to_contain_text("complete", timeout=15_000)
+        expect(page.locator("#s-facts li").first).to_contain_text("Ignore previous instructions")
+        assert page.locator("main img").count() == 0
+        assert page.locator("main script").count() == 0
+        assert page.title() == "fathom-ray"
+        assert page.locator("#s-facts a").count() == 0  # a javascript: source is text, not a link
+        assert all(not u.endswith("/x") for u in loaded)
+        assert all(
+            href.startswith(("http://", "https://", "/"))
+            for href in page.locator("main a").evaluate_all("nodes => nodes.map(n => n.getAttribute('href'))")
+        )
+    finally:
+        server.stop()
+
+
+def test_the_page_asks_for_the_token_once_and_sends_it_as_a_header(browser: Browser) -> None:
+    server = Server(FakeSessions(step_s=0.05), ApiSettings(token=SecretStr("s3cret"), heartbeat_s=0.3))
+    try:
+        page = open_page(browser, f"{server.url}/sessions")
+        expect(page.locator("#token-panel")).to_be_visible()
+        seen: list[dict[str, str]] = []
+        page.on("request", lambda request: seen.append(request.headers))
+        page.get_by_label("API token (kept in this tab only)").fill("s3cret")
+        page.get_by_role("button", name="Use the token").click()
+        expect(page.locator("#history-panel")).to_be_visible()
+        assert any(h.get("authorization") == "Bearer s3cret" for h in seen)
+        assert "s3cret" not in page.url
+        page.goto(f"{server.url}/")
+        page.get_by_label("Goal").fill(GOAL)
+        page.get_by_role("button", name="Start research").click()
+        expect(page.locator("#s-status")).to_contain_text("complete", timeout=15_000)
+    finally:
+        server.stop()
+
+
+def test_the_page_fits_a_phone_and_every_control_has_a_label(browser: Browser) -> None:
+    server = Server(FakeSessions(), ApiSettings())
+    try:
+        page = browser.new_page(viewport={"width": 360, "height": 740})
+        page.goto(f"{server.url}/")
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 360
+        for control in page.locator("#start-form input, #start-form select, #start-form textarea").all():
+            name = control.evaluate("node => node.labels.length")
+            assert name >= 1
+        first = "document.querySelector('a, button, input, select, textarea').className"
+        assert page.evaluate(first) == "skip"  # the first stop of the keyboard: skip to the content
+        assert page.evaluate("document.activeElement.id") == "goal"  # the form has the focus
+        for _ in range(8):  # and its button is reached by the keyboard alone
+            page.keyboard.press("Tab")
+            if page.evaluate("document.activeElement.textContent") == "Start research":
+                break
+        assert page.evaluate("document.activeElement.textContent") == "Start research"
+    finally:
+        server.stop()
