@@ -451,7 +451,13 @@ class ResearchSession:
         await self._follow(page, analysis)
         self._add_questions(analysis.new_questions)
         facts: list[JsonValue] = [
-            {"id": f.id, "claim": f.claim, "evidence": f.evidence, "confidence": f.confidence, "topic": f.topic}
+            {
+                "id": f.id,
+                "claim": f.claim,
+                "evidence": f.evidence,
+                "confidence": f.confidence,
+                "topic": f.topic,
+            }
             for f in kept
         ]
         items: list[JsonValue] = [

@@ -176,6 +176,11 @@ def build_app(
         await manager.cancel(session_id)
         return Started(id=session_id, status="cancelled")
 
+    @app.get("/status", dependencies=guarded)
+    async def status() -> dict[str, Any]:
+        """The judge in use, the session cap, the sessions running and the Ray dashboard's URL."""
+        return dict(await manager.operations())
+
     @app.get("/research", dependencies=guarded)
     async def sessions() -> list[dict[str, str]]:
         return await manager.list()

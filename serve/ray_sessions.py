@@ -7,13 +7,14 @@ import uuid
 from typing import Any
 
 import ray
+from ray._private import worker as ray_worker
 from ray.exceptions import RayError
 
 from actors.coordinator import coordinator_actor
 from actors.detached import detached
 from actors.engine import Engine
 from fathom_ray.errors import SessionNotFoundError
-from fathom_ray.models import Event, ResearchRequest
+from fathom_ray.models import Event, JsonValue, ResearchRequest
 from fathom_ray.session_state import SessionState
 from fathom_ray.swarm.bundle import bundle_zip, read_bundle
 from serve.sessions import NoBundleError, SessionBusyError
@@ -112,7 +113,25 @@ class RaySessionManager:
         await detached(running[0].cancel.remote)
         return True
 
+    async def operations(self) -> dict[str, JsonValue]:
+        self._prune()
+        return {
+            "judge": self._engine.judge.label,
+            "max_sessions": self._max_sessions,
+            "running": len(self._running),
+            "dashboard_url": _dashboard_url(),
+        }
+
     async def list(self) -> list[dict[str, str]]:
         self._prune()
         rows = await self._engine.handles.memory.list_sessions.remote()
         return [{"id": i, "goal": g, "status": s} for i, g, s in rows]
+
+
+def _dashboard_url() -> str | None:
+    """The Ray dashboard's address as this cluster reports it, None where it has none."""
+    try:
+        address = ray_worker.get_dashboard_url()  # type: ignore[no-untyped-call]
+    except Exception:  # noqa: BLE001 (no dashboard, or a worker that cannot say: nothing to link)
+        return None
+    return f"http://{address}" if address else None

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from fathom_ray.errors import FathomError
-from fathom_ray.models import Event, ResearchRequest
+from fathom_ray.models import Event, JsonValue, ResearchRequest
 from fathom_ray.session_state import SessionState
 
 
@@ -49,5 +49,9 @@ class SessionManager(Protocol):
         ...
 
     async def cancel(self, session_id: str) -> bool: ...
+
+    async def operations(self) -> dict[str, JsonValue]:
+        """What an operator looks at: the judge, the cap, the sessions running, the dashboard's URL."""
+        ...
 
     async def list(self) -> list[dict[str, str]]: ...

@@ -1,5 +1,6 @@
 """The page for people: ``/`` (start research), ``/sessions`` (history), ``/sessions/{id}`` (a session,
-live or finished), and its script and style, all from ``serve/web/`` (no build step).
+live or finished), ``/library`` (your documents: upload, list, delete, ask), ``/operations`` (the judge, the
+sessions, the Ray dashboard), and its script and style, all from ``serve/web/`` (no build step).
 
 The page itself holds no data, so it needs no token; what it shows comes from the API with the
 bearer token the page asks for. Every answer carries a strict Content-Security-Policy: scripts,
@@ -46,6 +47,14 @@ def add_web_routes(app: FastAPI) -> None:
 
     @app.get("/sessions/{session_id}", include_in_schema=False)
     async def session_page(request: Request, session_id: str) -> HTMLResponse:
+        return page(request)
+
+    @app.get("/library", include_in_schema=False)
+    async def documents_page(request: Request) -> HTMLResponse:
+        return page(request)
+
+    @app.get("/operations", include_in_schema=False)
+    async def operations_page(request: Request) -> HTMLResponse:
         return page(request)
 
     @app.get("/static/{name}", include_in_schema=False)

@@ -117,6 +117,14 @@ class FakeSessions:
     async def list(self) -> list[dict[str, str]]:
         return [{"id": i, "goal": s.request.goal, "status": s.status} for i, s in self.states.items()]
 
+    async def operations(self) -> dict[str, JsonValue]:
+        return {
+            "judge": "scripted",
+            "max_sessions": self.max_sessions,
+            "running": self.running(),
+            "dashboard_url": None,
+        }
+
     async def bundle(self, session_id: str) -> bytes:
         state = await self.result(session_id)
         if self.agents[session_id] is None:

@@ -8,6 +8,7 @@ const ROOT = document.documentElement.dataset.root || "";
 const TOKEN_KEY = "fathom-token";
 const RECONNECTS = 6;
 const $ = (id) => document.getElementById(id);
+const PANELS = ["token-panel", "start-panel", "session-panel", "history-panel", "documents-panel", "operations-panel"];
 
 function token() { return sessionStorage.getItem(TOKEN_KEY); }
 
@@ -30,7 +31,7 @@ async function detail(response) {
 }
 
 function showOnly(id) {
-  for (const panel of ["token-panel", "start-panel", "session-panel", "history-panel"]) $(panel).hidden = panel !== id;
+  for (const panel of PANELS) $(panel).hidden = panel !== id;
 }
 
 function el(tag, text, className) {
@@ -294,16 +295,135 @@ async function showHistory() {
   }));
 }
 
+// --- documents: upload with progress, the list, ask --------------------------------------------------
+
+function upload(file) {
+  const item = el("li", file.name);
+  const bar = el("progress");
+  bar.max = 100;
+  bar.value = 0;
+  bar.setAttribute("aria-label", `uploading ${file.name}`);
+  item.append(bar);
+  $("uploads").append(item);
+  return new Promise((resolve) => {
+    const request = new XMLHttpRequest(); // fetch reports no upload progress
+    request.open("POST", `${ROOT}/documents`);
+    if (token()) request.setRequestHeader("Authorization", `Bearer ${token()}`);
+    request.upload.addEventListener("progress", (event) => {
+      if (event.lengthComputable) bar.value = Math.round((100 * event.loaded) / event.total);
+    });
+    request.addEventListener("load", () => {
+      bar.value = 100;
+      let text = `HTTP ${request.status}`;
+      try {
+        const outcome = JSON.parse(request.responseText);
+        const first = Array.isArray(outcome) ? outcome[0] : null;
+        text = first ? `${first.status}${first.error ? `: ${first.error}` : ""}` : String(outcome.detail ?? text);
+      } catch { /* the status line says enough */ }
+      item.replaceChildren(el("span", `${file.name}: ${text}`));
+      resolve();
+    });
+    request.addEventListener("error", () => { item.replaceChildren(el("span", `${file.name}: upload failed`)); resolve(); });
+    const form = new FormData();
+    form.append("files", file, file.name);
+    request.send(form);
+  });
+}
+
+async function uploadAll(files) {
+  for (const file of files) await upload(file);
+  await listDocuments();
+}
+
+async function listDocuments() {
+  const response = await api("/documents");
+  const rows = response.ok ? await response.json() : [];
+  $("documents").replaceChildren(...rows.map((doc) => {
+    const tr = el("tr");
+    const remove = el("button", "Delete");
+    remove.type = "button";
+    remove.setAttribute("aria-label", `Delete ${doc.title}`);
+    remove.addEventListener("click", async () => {
+      await api(`/documents/${encodeURIComponent(doc.id)}`, { method: "DELETE" });
+      await listDocuments();
+    });
+    const action = el("td");
+    action.append(remove);
+    tr.append(el("td", doc.title), el("td", doc.chunks), el("td", (doc.flags || []).join(", ") || "-"),
+      el("td", doc.source), action);
+    return tr;
+  }));
+}
+
+async function askDocuments(event) {
+  event.preventDefault();
+  $("ask-error").textContent = "";
+  const response = await api("/ask", {
+    method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ question: $("question").value.trim() }),
+  });
+  if (!response.ok) { $("ask-error").textContent = await detail(response); return; }
+  const result = await response.json();
+  $("answer-box").hidden = false;
+  $("answer").textContent = result.answer;
+  const passages = new Map((result.passages || []).map((p) => [p.number, p]));
+  $("citations").replaceChildren(...(result.citations || []).map((citation) => {
+    const li = el("li", citation.claim);
+    li.append(el("blockquote", citation.evidence));
+    const passage = passages.get(citation.passage);
+    if (passage) li.append(el("span", `[${citation.passage}] ${passage.title} — ${passage.source}`, "muted"));
+    return li;
+  }));
+  const stages = Object.entries(result.stages_s || {}).map(([k, v]) => `${k} ${Number(v).toFixed(2)} s`).join(", ");
+  const usage = result.usage || {};
+  $("trace").textContent = `trace ${result.trace_id}; ${stages}; tokens ${usage.tokens_in ?? 0} in, ` +
+    `${usage.tokens_out ?? 0} out; cost ${usage.cost_usd ?? "-"}`;
+}
+
+function showDocuments() {
+  showOnly("documents-panel");
+  listDocuments();
+}
+
+async function showOperations() {
+  showOnly("operations-panel");
+  const response = await api("/status");
+  const facts = response.ok ? await response.json() : {};
+  const rows = [
+    ["Judge", facts.judge || "-"],
+    ["Sessions running", `${facts.running ?? "-"} of at most ${facts.max_sessions ?? "-"}`],
+  ];
+  const list = $("operations");
+  list.replaceChildren();
+  for (const [name, value] of rows) list.append(el("dt", name), el("dd", value));
+  const dashboard = el("dd");
+  dashboard.append(facts.dashboard_url ? webLink(facts.dashboard_url, facts.dashboard_url) : el("span", "not known"));
+  list.append(el("dt", "Ray dashboard"), dashboard);
+}
+
 function route() {
   const path = location.pathname.slice(ROOT.length) || "/";
   const match = path.match(/^\/sessions\/([A-Za-z0-9_-]+)$/);
   if (match) return watch(match[1]);
   if (path === "/sessions") return showHistory();
+  if (path === "/library") return showDocuments();
+  if (path === "/operations") return showOperations();
   showOnly("start-panel");
   $("goal").focus();
 }
 
 $("start-form").addEventListener("submit", start);
+$("ask-form").addEventListener("submit", askDocuments);
+$("files").addEventListener("change", () => uploadAll([...$("files").files]));
+for (const kind of ["dragenter", "dragover"]) {
+  $("drop").addEventListener(kind, (event) => { event.preventDefault(); $("drop").classList.add("over"); });
+}
+$("drop").addEventListener("dragleave", () => $("drop").classList.remove("over"));
+$("drop").addEventListener("drop", (event) => {
+  event.preventDefault();
+  $("drop").classList.remove("over");
+  uploadAll([...event.dataTransfer.files]);
+});
 $("token-form").addEventListener("submit", (event) => {
   event.preventDefault();
   sessionStorage.setItem(TOKEN_KEY, $("token").value);

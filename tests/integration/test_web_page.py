@@ -5,14 +5,21 @@ nothing a source wrote runs or loads."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 from pydantic import SecretStr
 
+from fathom_ray.adapters.llm_backends import ThreadedEmbedder
+from fathom_ray.adapters.qdrant_documents import QdrantDocumentStore
+from fathom_ray.documents.conversations import Conversations
+from fathom_ray.documents.service import Documents
+from fathom_ray.evidence.judge import EvidenceJudge
 from fathom_ray.models import EventType, Fact, JsonValue
-from fathom_ray.settings import ApiSettings, BrowserSettings
+from fathom_ray.settings import ApiSettings, BrowserSettings, DocsSettings, EmbedderSettings, QdrantSettings
+from serve.documents import DocumentsApi
 from serve.web import PAGE_CSP
 from tests.fake_sessions import FakeSessions, Server
 
@@ -161,3 +168,45 @@ def test_the_page_fits_a_phone_and_every_control_has_a_label(browser: Browser) -
         assert page.evaluate("document.activeElement.textContent") == "Start research"
     finally:
         server.stop()
+
+
+def test_documents_upload_list_ask_and_delete_on_the_page(browser: Browser, tmp_path: Path) -> None:
+    embedder = ThreadedEmbedder(EmbedderSettings())
+    store = QdrantDocumentStore(QdrantSettings(), tmp_path / "qdrant", 384, "page_test")
+    store.start()
+    documents = Documents(store, embedder, DocsSettings(max_bytes=10_000), tmp_path / "uploads")
+    api = DocumentsApi(
+        documents, embedder, EvidenceJudge(embedder), 10_000, Conversations(tmp_path / "talks")
+    )
+    server = Server(FakeSessions(), ApiSettings(), documents=api)
+    wal = tmp_path / "wal.md"
+    wal.write_text(
+        "# WAL\n\nWAL mode was added to SQLite in version 3.7.0.\n\nA checkpoint moves the WAL back.\n"
+    )
+    big = tmp_path / "big.txt"
+    big.write_text("x" * 20_000)
+    try:
+        page = open_page(browser, f"{server.url}/library")
+        page.get_by_label("Add files (.txt .md .html .pdf): choose them, or drop them here").set_input_files(
+            [str(wal), str(big)]
+        )
+        expect(page.locator("#uploads li")).to_have_text(
+            ["wal.md: added", "big.txt: failed: over the limit of 10000 bytes (FATHOM_DOCS__MAX_BYTES)"],
+            timeout=30_000,
+        )
+        expect(page.locator("#documents tr")).to_have_count(1)
+        expect(page.locator("#documents tr td").first).to_have_text("WAL")
+        page.get_by_role("textbox", name="Question").fill("Which SQLite version added WAL mode?")
+        page.get_by_role("button", name="Ask").click()
+        expect(page.locator("#answer")).to_contain_text("3.7.0", timeout=30_000)
+        expect(page.locator("#citations blockquote").first).to_contain_text("version 3.7.0")
+        expect(page.locator("#trace")).to_contain_text("trace ")
+        page.get_by_role("button", name="Delete WAL").click()
+        expect(page.locator("#documents tr")).to_have_count(0)
+        operations = open_page(browser, f"{server.url}/operations")
+        expect(operations.locator("#operations dd").first).to_have_text("scripted")
+        expect(operations.locator("#operations")).to_contain_text("0 of at most 2")
+        assert not page.errors  # type: ignore[attr-defined]
+    finally:
+        server.stop()
+        store.close()
