@@ -15,7 +15,7 @@ from fathom_ray.adapters.graph_stores import open_graph_store
 from fathom_ray.adapters.qdrant_memory import QdrantSourceMemory, Suggestion
 from fathom_ray.models import Event
 from fathom_ray.ports import GraphStore
-from fathom_ray.session_state import SessionState
+from fathom_ray.session_state import SessionState, SessionSummary
 from fathom_ray.settings import Settings
 
 EMBEDDING_DIMENSION = 384
@@ -78,7 +78,7 @@ class SourceMemoryService:
     def events(self, session_id: str, after_seq: int = 0) -> list[Event]:
         return self.store.events(session_id, after_seq)
 
-    def list_sessions(self) -> list[tuple[str, str, str]]:
+    def list_sessions(self) -> list[SessionSummary]:
         return self.store.list_sessions()
 
 

@@ -23,7 +23,7 @@ from fathom_ray.models import (
     SearchResult,
     Usage,
 )
-from fathom_ray.session_state import SessionState
+from fathom_ray.session_state import SessionState, SessionSummary
 
 
 class Resolver(Protocol):
@@ -65,8 +65,8 @@ class GraphStore(Protocol):
 
     def load_session(self, session_id: str) -> SessionState | None: ...
 
-    def list_sessions(self) -> list[tuple[str, str, str]]:
-        """(id, goal, status) of every session, newest first."""
+    def list_sessions(self) -> list[SessionSummary]:
+        """Every session's summary, the last saved first."""
         ...
 
     def append_events(self, session_id: str, events: Sequence[Event]) -> None: ...

@@ -6,7 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from fathom_ray.session_state import SessionState
+from fathom_ray.models import JsonValue
+from fathom_ray.session_state import SessionState, SessionSummary
 
 
 def result_document(state: SessionState, wall_s: float) -> dict[str, Any]:
@@ -88,6 +89,18 @@ def status_document(state: SessionState) -> dict[str, Any]:
             "cost_usd": state.usage.cost_usd,
             "judge": state.judge,
         },
+    }
+
+
+def summary_record(summary: SessionSummary) -> dict[str, JsonValue]:
+    """``GET /research``: a row of the history (the original service's id, goal and status first)."""
+    return {
+        "id": summary.id,
+        "goal": summary.goal,
+        "status": summary.status,
+        "pages": summary.pages,
+        "facts": summary.facts,
+        "updated": round(summary.updated, 3),
     }
 
 

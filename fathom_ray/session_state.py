@@ -61,6 +61,18 @@ class SessionState:
 
 
 @dataclass(frozen=True, slots=True)
+class SessionSummary:
+    """A row of the session list: what a history shows without loading the session."""
+
+    id: str
+    goal: str
+    status: str
+    pages: int = 0  # fetched
+    facts: int = 0  # kept
+    updated: float = 0.0  # when it was last saved, seconds since the epoch
+
+
+@dataclass(frozen=True, slots=True)
 class SessionOutcome:
     """What a Session actor answers when its run ends: the final state, and seconds per stage where
     the run measured them (the single-pass baseline does; a session's stages come from its events)."""

@@ -182,7 +182,7 @@ def build_app(
         return dict(await manager.operations())
 
     @app.get("/research", dependencies=guarded)
-    async def sessions() -> list[dict[str, str]]:
+    async def sessions() -> list[dict[str, Any]]:
         return await manager.list()
 
     return app

@@ -15,7 +15,8 @@ from actors.detached import detached
 from actors.engine import Engine
 from fathom_ray.errors import SessionNotFoundError
 from fathom_ray.models import Event, JsonValue, ResearchRequest
-from fathom_ray.session_state import SessionState
+from fathom_ray.results import summary_record
+from fathom_ray.session_state import SessionState, SessionSummary
 from fathom_ray.swarm.bundle import bundle_zip, read_bundle
 from serve.sessions import NoBundleError, SessionBusyError
 
@@ -122,10 +123,10 @@ class RaySessionManager:
             "dashboard_url": _dashboard_url(),
         }
 
-    async def list(self) -> list[dict[str, str]]:
+    async def list(self) -> list[dict[str, JsonValue]]:
         self._prune()
-        rows = await self._engine.handles.memory.list_sessions.remote()
-        return [{"id": i, "goal": g, "status": s} for i, g, s in rows]
+        rows: list[SessionSummary] = await self._engine.handles.memory.list_sessions.remote()
+        return [summary_record(row) for row in rows]
 
 
 def _dashboard_url() -> str | None:

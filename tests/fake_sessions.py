@@ -16,8 +16,9 @@ from fathom_ray.errors import SessionNotFoundError
 from fathom_ray.ledger import FactLedger
 from fathom_ray.llm.answers import Finding
 from fathom_ray.models import ChecklistItem, Event, EventType, Fact, JsonValue, ResearchRequest
+from fathom_ray.results import summary_record
 from fathom_ray.session_events import EventLog
-from fathom_ray.session_state import CANCELLED, COMPLETE, SessionState
+from fathom_ray.session_state import CANCELLED, COMPLETE, SessionState, SessionSummary
 from fathom_ray.settings import ApiSettings
 from fathom_ray.swarm.bundle import bundle_zip
 from serve.app import build_app
@@ -114,8 +115,13 @@ class FakeSessions:
         self.cancelled.add(session_id)
         return True
 
-    async def list(self) -> list[dict[str, str]]:
-        return [{"id": i, "goal": s.request.goal, "status": s.status} for i, s in self.states.items()]
+    async def list(self) -> list[dict[str, JsonValue]]:
+        return [
+            summary_record(
+                SessionSummary(i, s.request.goal, s.status, s.pages_fetched, len(s.ledger.facts), 1.0)
+            )
+            for i, s in reversed(self.states.items())
+        ]
 
     async def operations(self) -> dict[str, JsonValue]:
         return {

@@ -26,7 +26,7 @@ from fathom_ray.adapters.state_codec import (
 from fathom_ray.errors import StoreError
 from fathom_ray.frontier import SessionFrontier
 from fathom_ray.models import ChecklistItem, Event, EventType, Fact
-from fathom_ray.session_state import SessionState
+from fathom_ray.session_state import SessionState, SessionSummary
 from fathom_ray.settings import Neo4jSettings
 
 CONSTRAINTS = (
@@ -58,7 +58,9 @@ class Neo4jGraphStore:
     def save_session(self, state: SessionState) -> None:
         self._run(
             "MERGE (s:Session {id: $id}) SET s.goal = $goal, s.status = $status, s.updated = $updated, "
-            "s.state = $state",
+            "s.state = $state, s.pages = $pages, s.facts = $facts",
+            pages=state.pages_fetched,
+            facts=len(state.ledger.facts),
             id=state.session_id,
             goal=state.request.goal,
             status=state.status.value,
@@ -70,11 +72,18 @@ class Neo4jGraphStore:
         rows = self._run("MATCH (s:Session {id: $id}) RETURN s.state AS state", id=session_id)
         return state_from_json(json.loads(rows[0]["state"])) if rows and rows[0]["state"] else None
 
-    def list_sessions(self) -> list[tuple[str, str, str]]:
+    def list_sessions(self) -> list[SessionSummary]:
         rows = self._run(
-            "MATCH (s:Session) RETURN s.id AS id, s.goal AS goal, s.status AS status ORDER BY s.updated DESC"
+            "MATCH (s:Session) RETURN s.id AS id, s.goal AS goal, s.status AS status, "
+            "coalesce(s.pages, 0) AS pages, coalesce(s.facts, 0) AS facts, s.updated AS updated "
+            "ORDER BY s.updated DESC"
         )
-        return [(r["id"], r["goal"], r["status"]) for r in rows]
+        return [
+            SessionSummary(
+                r["id"], r["goal"], r["status"], int(r["pages"]), int(r["facts"]), float(r["updated"])
+            )
+            for r in rows
+        ]
 
     def append_events(self, session_id: str, events: Sequence[Event]) -> None:
         if events:

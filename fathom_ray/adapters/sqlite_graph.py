@@ -21,7 +21,7 @@ from fathom_ray.adapters.state_codec import (
 from fathom_ray.errors import StoreError
 from fathom_ray.frontier import SessionFrontier
 from fathom_ray.models import ChecklistItem, Event, EventType, Fact
-from fathom_ray.session_state import SessionState
+from fathom_ray.session_state import SessionState, SessionSummary
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -95,11 +95,15 @@ class SqliteGraphStore:
         rows = self._read("SELECT state FROM sessions WHERE id = ?", (session_id,))
         return state_from_json(json.loads(rows[0][0])) if rows else None
 
-    def list_sessions(self) -> list[tuple[str, str, str]]:
-        return [
-            (r[0], r[1], r[2])
-            for r in self._read("SELECT id, goal, status FROM sessions ORDER BY updated DESC")
-        ]
+    def list_sessions(self) -> list[SessionSummary]:
+        rows = self._read(
+            "SELECT id, goal, status, "
+            "(SELECT count(*) FROM json_each(sessions.state, '$.pages') "
+            "WHERE json_extract(value, '$.status') = 'ok'), "
+            "json_array_length(sessions.state, '$.ledger.facts'), updated "
+            "FROM sessions ORDER BY updated DESC"
+        )
+        return [SessionSummary(r[0], r[1], r[2], int(r[3] or 0), int(r[4] or 0), float(r[5])) for r in rows]
 
     def append_events(self, session_id: str, events: Sequence[Event]) -> None:
         self._write(

@@ -290,7 +290,8 @@ async function showHistory() {
     const a = el("a", row.goal);
     a.href = `${ROOT}/sessions/${encodeURIComponent(row.id)}`;
     goal.append(a);
-    tr.append(goal, el("td", row.status), el("td", row.id));
+    const when = row.updated ? new Date(row.updated * 1000).toLocaleString() : "-";
+    tr.append(goal, el("td", row.status), el("td", row.pages ?? "-"), el("td", row.facts ?? "-"), el("td", when));
     return tr;
   }));
 }

@@ -71,7 +71,9 @@ def test_session_state_round_trips(store: GraphStore) -> None:
     state.usage = Usage(calls=3, prompt_tokens=10)
     store.save_session(state)
     assert store.load_session(sid) == state  # the whole value, as saved last
-    assert (sid, "a goal", "complete") in store.list_sessions()
+    listed = next(s for s in store.list_sessions() if s.id == sid)
+    assert (listed.goal, listed.status, listed.facts) == ("a goal", "complete", 1)
+    assert listed.updated > 0
     assert store.load_session("no-such-session") is None
 
 

@@ -4,6 +4,7 @@ nothing a source wrote runs or loads."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -98,6 +99,9 @@ def test_research_from_the_form_live_view_report_and_permalink(browser: Browser)
         expect(again.locator("#s-facts li")).to_have_count(1)
         history = open_page(browser, f"{server.url}/sessions")
         expect(history.get_by_role("link", name=GOAL)).to_have_attribute("href", "/sessions/s1")
+        expect(history.locator("#history tr td")).to_have_text(
+            [GOAL, "complete", "0", "1", re.compile(r"\d")]
+        )
         assert not page.errors  # type: ignore[attr-defined]
     finally:
         server.stop()
