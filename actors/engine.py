@@ -36,10 +36,13 @@ class Engine:
     handles: Handles
     directory: ActorDirectory  # what Session actors are created with
     judge: JudgeInfo
+    dashboard_url: str | None = None  # the Ray dashboard, where the command that started Ray knows it
 
     def spawn_session(self, session_id: str, request: ResearchRequest) -> Any:
         """A new Session actor for ``request`` on this engine (not started: call its ``run``)."""
-        return session_actor().remote(self.settings, session_id, request, self.directory, self.network)
+        return session_actor(session_id).remote(
+            self.settings, session_id, request, self.directory, self.network
+        )
 
 
 def cluster_has_gpu() -> bool:

@@ -87,10 +87,12 @@ class JudgeService:
             return Judged(judgement, None, JudgeFailure("overloaded", detail, 0))
         self._in_flight += 1
         self._calls += 1
+        self._metrics().in_flight(self._in_flight)
         try:
             judged = await call(self._judge)
         finally:
             self._in_flight -= 1
+            self._metrics().in_flight(self._in_flight)
             self._slots.release()
         self._metrics().judged(judged)
         return judged

@@ -68,6 +68,10 @@ class JudgeMetrics:
             boundaries=LATENCY_BOUNDARIES,
             tag_keys=(),
         )
+        self._in_flight = Gauge("fathom_judge_in_flight", description="judge calls admitted, not answered")
+
+    def in_flight(self, calls: int) -> None:
+        self._in_flight.set(calls)
 
     def judged(self, judged: Judged[Any]) -> None:
         outcome = "ok" if judged.ok else (judged.failure.kind if judged.failure else "failed")

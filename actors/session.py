@@ -162,7 +162,13 @@ class SessionService:
         network: NetworkMap,
         swarm: tuple[str, str] | None = None,
     ) -> None:
-        """``swarm``: (swarm id, agent) of a swarm's researcher, which writes its own ledger records."""
+        """``swarm``: (swarm id, agent) of a swarm's researcher, which writes its own ledger records.
+        The actor's process is its own: its log lines carry the session id."""
+        logging.basicConfig(
+            level=logging.INFO,
+            format=f"%(asctime)s {session_id} %(levelname)s %(name)s: %(message)s",
+            force=True,
+        )
         self._settings = settings
         self._swarm = swarm
         self._session_id = session_id

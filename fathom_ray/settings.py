@@ -160,6 +160,13 @@ class DocsSettings(Section):
     collection: str = "fathom_documents"
 
 
+class RaySettings(Section):
+    """The local Ray that `fathom serve` (and `fathom research --dashboard`) starts."""
+
+    dashboard_port: int = Field(8265, ge=1, le=65_535)  # taken: the next free one, said
+    metrics_port: int = Field(8266, ge=1, le=65_535)  # Ray's Prometheus endpoint for this node
+
+
 class ApiSettings(Section):
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65_535)
@@ -207,6 +214,7 @@ class Settings(BaseSettings):
     neo4j: Neo4jSettings = Neo4jSettings()
     graph: GraphSettings = GraphSettings()
     api: ApiSettings = ApiSettings()
+    ray: RaySettings = RaySettings()
 
     @model_validator(mode="after")
     def _neo4j_needs_uri(self) -> Settings:

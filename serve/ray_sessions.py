@@ -7,7 +7,6 @@ import uuid
 from typing import Any
 
 import ray
-from ray._private import worker as ray_worker
 from ray.exceptions import RayError
 
 from actors.coordinator import coordinator_actor
@@ -120,19 +119,10 @@ class RaySessionManager:
             "judge": self._engine.judge.label,
             "max_sessions": self._max_sessions,
             "running": len(self._running),
-            "dashboard_url": _dashboard_url(),
+            "dashboard_url": self._engine.dashboard_url,
         }
 
     async def list(self) -> list[dict[str, JsonValue]]:
         self._prune()
         rows: list[SessionSummary] = await self._engine.handles.memory.list_sessions.remote()
         return [summary_record(row) for row in rows]
-
-
-def _dashboard_url() -> str | None:
-    """The Ray dashboard's address as this cluster reports it, None where it has none."""
-    try:
-        address = ray_worker.get_dashboard_url()  # type: ignore[no-untyped-call]
-    except Exception:  # noqa: BLE001 (no dashboard, or a worker that cannot say: nothing to link)
-        return None
-    return f"http://{address}" if address else None

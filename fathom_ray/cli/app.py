@@ -22,6 +22,7 @@ from fathom_ray.cli.choices import DEPTHS, Method, Search, Transport, Web
 from fathom_ray.cli.docs import ask_command, docs_app
 from fathom_ray.cli.doctor import run_checks
 from fathom_ray.cli.ledger import ledger_command
+from fathom_ray.cli.metrics import metrics_command
 from fathom_ray.cli.research import run_research, run_swarm, serve_forever
 from fathom_ray.cli.running import fail, serve_until_interrupted, settings_or_exit
 from fathom_ray.cli.web import build_index, run_search
@@ -45,6 +46,7 @@ console = Console()
 app.add_typer(docs_app, name="docs")
 app.command("ask")(ask_command)
 app.command("ledger")(ledger_command)
+app.command("metrics")(metrics_command)
 
 
 def _show_version(value: bool) -> None:
@@ -142,6 +144,9 @@ def research(  # noqa: PLR0917 (one parameter per command-line option)
         int | None,
         typer.Option(min=1, max=MAX_AGENTS, help="A swarm of this many researchers (the budget split)."),
     ] = None,
+    dashboard: Annotated[
+        bool, typer.Option("--dashboard", help="Start the local Ray with its dashboard (its URL is printed).")
+    ] = False,
 ) -> None:
     """Research a goal and write a cited report (report.md) and every fact with its evidence (result.json)."""
     settings = _settings()
@@ -163,10 +168,17 @@ def research(  # noqa: PLR0917 (one parameter per command-line option)
             resolved = settings_for(settings, network, search and search.value)
             if swarm is not None:
                 document = run_swarm(
-                    resolved, network, request, agents=swarm, address=address, console=console, out=out
+                    resolved,
+                    network,
+                    request,
+                    agents=swarm,
+                    address=address,
+                    console=console,
+                    out=out,
+                    dashboard=dashboard,
                 )
             else:
-                document = run_research(resolved, network, request, address, console)
+                document = run_research(resolved, network, request, address, console, dashboard)
         except FathomError as e:
             _fail(e)
     result, report = write_results(out, document)

@@ -1,10 +1,13 @@
-"""What ``fathom doctor`` checks: the parts a research session needs, without starting any of them."""
+"""What ``fathom doctor`` checks: the parts a research session needs, without starting any of them,
+and whether the Ray dashboard and metrics endpoint of this machine answer."""
 
 from __future__ import annotations
 
 import importlib.util
 import shutil
 from dataclasses import dataclass
+
+import httpx
 
 from fathom_ray.llm.models import DEFAULT_CPU_MODEL_DIR, PLUMBING_WARNING
 from fathom_ray.settings import Settings
@@ -62,4 +65,22 @@ def run_checks(settings: Settings) -> list[Check]:
         ready = _installed("vllm") and (DEFAULT_CPU_MODEL_DIR / "config.json").is_file()
         checks.append(Check("judge", ready, f"vLLM with the CPU default model at {DEFAULT_CPU_MODEL_DIR}"))
         checks.append(Check("judge quality", False, PLUMBING_WARNING))
+    return [*checks, *_ray_endpoints(settings)]
+
+
+def _ray_endpoints(settings: Settings) -> list[Check]:
+    """Whether this machine's Ray dashboard and metrics endpoint answer (`fathom serve` starts both)."""
+    dashboard = f"http://127.0.0.1:{settings.ray.dashboard_port}"
+    metrics = f"http://127.0.0.1:{settings.ray.metrics_port}/metrics"
+    checks = []
+    for name, url, probe in (
+        ("Ray dashboard", dashboard, f"{dashboard}/api/version"),
+        ("metrics", metrics, metrics),
+    ):
+        try:
+            answered = httpx.get(probe, timeout=2).status_code < 400
+        except httpx.HTTPError:
+            answered = False
+        detail = f"answers at {url}" if answered else f"nothing answers at {url} (fathom serve starts it)"
+        checks.append(Check(name, answered, detail))
     return checks

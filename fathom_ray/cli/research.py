@@ -23,7 +23,7 @@ def serve_forever(settings: Settings, network: NetworkMap, address: str | None, 
     """Start the engine and the HTTP API, and serve until interrupted."""
     from serve.deployment import run_api, shutdown  # noqa: PLC0415 (Serve loads only for this command)
 
-    with running_engine(settings, network, address, "serving", console.print) as engine:
+    with running_engine(settings, network, address, "serving", console.print, dashboard=True) as engine:
         try:
             run_api(engine)
             api = settings.api
@@ -33,14 +33,21 @@ def serve_forever(settings: Settings, network: NetworkMap, address: str | None, 
             shutdown()
 
 
-def run_research(
-    settings: Settings, network: NetworkMap, request: ResearchRequest, address: str | None, console: Console
+def run_research(  # noqa: PLR0917 (the command's options, passed on)
+    settings: Settings,
+    network: NetworkMap,
+    request: ResearchRequest,
+    address: str | None,
+    console: Console,
+    dashboard: bool = False,
 ) -> dict[str, Any]:
     """One session with a live view; its result.json document."""
     from actors.engine import run_session  # noqa: PLC0415
 
     started = time.monotonic()
-    with running_engine(settings, network, address, "the session", console.print) as engine:
+    with running_engine(
+        settings, network, address, "the session", console.print, dashboard=dashboard
+    ) as engine:
         view = LiveView(request.goal, judge=engine.judge.label)
         with Live(view.render(), console=console, refresh_per_second=4, transient=False) as live:
 
@@ -62,13 +69,16 @@ def run_swarm(
     address: str | None,
     console: Console,
     out: Path,
+    dashboard: bool = False,
 ) -> dict[str, Any]:
     """A swarm of ``agents`` researchers on the goal, its report bundle written to ``out``; its
     result.json document."""
     from actors.coordinator import run_swarm as run  # noqa: PLC0415
 
     swarm_id = f"w-{uuid.uuid4().hex[:12]}"
-    with running_engine(settings, network, address, "the swarm", console.print) as engine:
+    with running_engine(
+        settings, network, address, "the swarm", console.print, dashboard=dashboard
+    ) as engine:
         console.print(f"swarm {swarm_id}: {agents} researchers on {request.goal!r} ...")
         report = run(engine, request, swarm_id, agents)
     for agent in report.result.agents:

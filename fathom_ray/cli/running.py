@@ -8,9 +8,11 @@ line of a remote traceback). ``serve_until_interrupted`` holds a serving command
 from __future__ import annotations
 
 import os
+import socket
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, NoReturn
 
 import typer
@@ -18,7 +20,7 @@ from rich.console import Console
 
 from fathom_ray.errors import FathomError
 from fathom_ray.network import NetworkMap
-from fathom_ray.settings import Settings, load_settings
+from fathom_ray.settings import RaySettings, Settings, load_settings
 
 if TYPE_CHECKING:
     from actors.engine import Engine
@@ -26,16 +28,56 @@ if TYPE_CHECKING:
 STARTING = "starting the browser pool, the judge, the embedder and the stores ..."
 
 
-def start_ray(address: str | None) -> None:
-    """Join the Ray cluster at ``address``, or start a local one on every CPU."""
+def start_ray(address: str | None, dashboard: RaySettings | None = None) -> RayUrls:
+    """Join the Ray cluster at ``address``, or start a local one on every CPU; with ``dashboard``,
+    the local one has its dashboard and metrics endpoint on 127.0.0.1 (a port in use: the next
+    free one). Where they are, as far as this Ray says."""
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     import ray  # noqa: PLC0415 (Ray starts only for the commands that need it)
 
     if address:
-        ray.init(address=address, log_to_driver=False)
-    else:
+        context = ray.init(address=address, log_to_driver=False)
+        return RayUrls(_http(context.dashboard_url), None)
+    if dashboard is None:
         ray.init(num_cpus=os.cpu_count() or 2, include_dashboard=False, log_to_driver=False)
+        return RayUrls(None, None)
+    metrics_port = free_port_from(dashboard.metrics_port)
+    context = ray.init(
+        num_cpus=os.cpu_count() or 2,
+        include_dashboard=True,
+        dashboard_host="127.0.0.1",
+        dashboard_port=free_port_from(dashboard.dashboard_port, avoid={metrics_port}),
+        _metrics_export_port=metrics_port,
+        log_to_driver=False,
+    )
+    return RayUrls(_http(context.dashboard_url), f"http://127.0.0.1:{metrics_port}/metrics")
+
+
+@dataclass(frozen=True, slots=True)
+class RayUrls:
+    dashboard: str | None  # the Ray dashboard
+    metrics: str | None  # this node's Prometheus endpoint, where known
+
+
+def _http(address: str | None) -> str | None:
+    if not address:
+        return None
+    return address if address.startswith(("http://", "https://")) else f"http://{address}"
+
+
+def free_port_from(port: int, avoid: set[int] | None = None, tries: int = 50) -> int:
+    """``port`` if nothing listens on it on 127.0.0.1, else the next free one."""
+    for candidate in range(port, min(port + tries, 65_536)):
+        if candidate in (avoid or set()):
+            continue
+        with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+            try:
+                probe.bind(("127.0.0.1", candidate))
+            except OSError:
+                continue
+            return candidate
+    raise FathomError(f"no free port on 127.0.0.1 from {port} to {port + tries - 1}")
 
 
 def ray_error_cause(error: BaseException) -> str:
@@ -47,17 +89,27 @@ def ray_error_cause(error: BaseException) -> str:
 
 @contextmanager
 def running_engine(
-    settings: Settings, network: NetworkMap, address: str | None, what: str, report: Callable[[str], None]
+    settings: Settings,
+    network: NetworkMap,
+    address: str | None,
+    what: str,
+    report: Callable[[str], None],
+    *,
+    dashboard: bool = False,
 ) -> Iterator[Engine]:
-    """The engine on a running Ray, for the ``with`` block; ``what`` names the work in an error."""
-    start_ray(address)
+    """The engine on a running Ray, for the ``with`` block; ``what`` names the work in an error.
+    With ``dashboard`` a local Ray has its dashboard and metrics endpoint; their URLs are said."""
+    urls = start_ray(address, settings.ray if dashboard else None)
+    if urls.dashboard:
+        metrics = f" (metrics: {urls.metrics})" if urls.metrics else ""
+        report(f"Ray dashboard: {urls.dashboard}{metrics}")
     import ray  # noqa: PLC0415
 
     from actors.engine import start_engine  # noqa: PLC0415
 
     try:
         report(STARTING)
-        yield start_engine(settings, network)
+        yield replace(start_engine(settings, network), dashboard_url=urls.dashboard)
     except ray.exceptions.RayError as e:
         raise FathomError(f"{what} failed: {ray_error_cause(e)}") from e
     finally:

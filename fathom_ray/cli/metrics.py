@@ -1,0 +1,41 @@
+"""``fathom metrics``: the engine's current figures from Ray's metrics endpoint."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import httpx
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from fathom_ray.cli.running import fail, settings_or_exit
+from fathom_ray.errors import FathomError
+from fathom_ray.metrics_text import figures
+
+console = Console()
+
+
+def metrics_command(
+    url: Annotated[
+        str | None,
+        typer.Option(help="A Prometheus endpoint (default: this machine's, FATHOM_RAY__METRICS_PORT)."),
+    ] = None,
+) -> None:
+    """Print sessions, pages, facts, judge calls, queue and latency, and round time, as Ray exports them."""
+    settings = settings_or_exit(console)
+    endpoint = url or f"http://127.0.0.1:{settings.ray.metrics_port}/metrics"
+    try:
+        response = httpx.get(endpoint, timeout=10)
+        response.raise_for_status()
+    except httpx.HTTPError as e:
+        fail(console, FathomError(f"no metrics at {endpoint} ({e}); is `fathom serve` running?"))
+    rows = figures(response.text)
+    if not rows:
+        fail(console, FathomError(f"{endpoint} answers, but holds no fathom_* metric yet (run a session)"))
+    table = Table(title=f"fathom-ray metrics from {endpoint}")
+    table.add_column("figure")
+    table.add_column("value", justify="right")
+    for name, value in rows:
+        table.add_row(name, value)
+    console.print(table)
