@@ -214,3 +214,57 @@ def test_documents_upload_list_ask_and_delete_on_the_page(browser: Browser, tmp_
     finally:
         server.stop()
         store.close()
+
+
+AXE = Path(__file__).resolve().parents[1] / "vendor" / "axe-core" / "axe.min.js"
+WATCH_CSP = (
+    "document.addEventListener('securitypolicyviolation', "
+    "e => (window.cspViolations = [...(window.cspViolations || []), e.violatedDirective]))"
+)
+
+
+def serious_violations(page: Page) -> list[str]:
+    """axe-core (vendored) on the page as it stands: the rules broken with a serious or critical impact."""
+    page.add_script_tag(path=str(AXE))
+    found = page.evaluate("async () => (await axe.run(document)).violations.map(v => [v.id, v.impact])")
+    checked = page.evaluate("async () => (await axe.run(document)).passes.length")
+    assert checked > 10  # axe ran its rules
+    return [rule for rule, impact in found if impact in ("serious", "critical")]
+
+
+def test_every_view_passes_axe_and_breaks_no_csp_rule(browser: Browser, tmp_path: Path) -> None:
+    fact = Fact("F1", "Python 3.8 added :=", "Assignment expressions were added in 3.8", URL)
+    sessions = FakeSessions(step_s=0.02, script=script(fact.claim, fact.evidence, URL), fact=fact)
+    server = Server(sessions, ApiSettings(heartbeat_s=0.3))
+    shots = tmp_path / "screens"
+    shots.mkdir()
+    try:
+        watched = browser.new_page()
+        watched.add_init_script(WATCH_CSP)
+        watched.goto(f"{server.url}/")
+        watched.get_by_label("Goal").fill(GOAL)
+        watched.get_by_role("button", name="Start research").click()
+        expect(watched.locator("#s-report-box")).to_be_visible(timeout=15_000)
+        for view in ("/sessions", "/library", "/operations"):
+            watched.goto(f"{server.url}{view}")
+            watched.wait_for_load_state("networkidle")
+        assert watched.evaluate("window.cspViolations || []") == []
+        audit = browser.new_context(bypass_csp=True)  # axe is injected as a script of the test's own
+        page = audit.new_page()
+        for name, view in (
+            ("form", "/"),
+            ("session", "/sessions/s1"),
+            ("history", "/sessions"),
+            ("library", "/library"),
+            ("operations", "/operations"),
+        ):
+            page.goto(f"{server.url}{view}")
+            page.wait_for_load_state("networkidle")
+            if name == "session":
+                expect(page.locator("#s-report-box")).to_be_visible(timeout=15_000)
+            page.screenshot(path=str(shots / f"{name}.png"), full_page=True)
+            assert serious_violations(page) == [], name
+        audit.close()
+        assert len(list(shots.glob("*.png"))) == 5
+    finally:
+        server.stop()
