@@ -19,12 +19,14 @@ import ray
 import schemathesis
 from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
+from playwright.sync_api import expect, sync_playwright
 from pydantic import SecretStr
 from ray import serve
 from ray.util.state import list_actors
 from schemathesis.core.result import Ok
 
 from actors.engine import Engine
+from fathom_ray.settings import BrowserSettings
 from serve.deployment import api_application, run_api, shutdown
 from tests.net import free_port, wait_until_healthy
 from tests.sse import concurrent_stream_outcomes, read_stream
@@ -177,6 +179,52 @@ def test_delete_cancels_a_swarm_and_leaves_no_agent_through_serve(api_url: str) 
             time.sleep(0.5)
         assert not alive(swarm_id)
         assert client.get(f"/research/{swarm_id}/bundle").status_code == 200  # what it had still ships
+
+
+def test_the_page_through_serve_live_reload_stop_and_permalink_after_a_restart(
+    api_url: str, scripted_engine: tuple[Engine, Any]
+) -> None:
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(BrowserSettings().executable), args=["--no-sandbox"]
+        )
+        page = browser.new_page()
+        page.goto(f"{api_url}/")
+        page.get_by_label("Goal").fill(GOAL["goal"])
+        page.get_by_label("Depth").select_option("glance")
+        page.get_by_role("button", name="Start research").click()
+        expect(page.locator("#s-status")).to_contain_text("complete", timeout=120_000)
+        expect(page.locator("#s-report-box")).to_be_visible()
+        expect(page.locator("#s-checklist li")).not_to_have_count(0)
+        expect(page.locator("#s-pages li")).not_to_have_count(0)
+        finished = page.url.rsplit("/", 1)[1]
+        # a long session: reloaded mid-stream it replays without a duplicate, then Stop cancels it
+        page.goto(f"{api_url}/")
+        page.get_by_label("Goal").fill(LONG_GOAL["goal"])
+        page.get_by_label("Depth").select_option("thorough")
+        page.get_by_role("button", name="Start research").click()
+        expect(page.locator("#s-pages li")).not_to_have_count(0, timeout=120_000)
+        page.reload()
+        expect(page.locator("#s-pages li")).not_to_have_count(0, timeout=120_000)
+        pages = page.locator("#s-pages li a").all_text_contents()
+        assert len(pages) == len(set(pages))
+        page.get_by_role("button", name="Stop").click()
+        expect(page.locator("#s-status")).to_contain_text("cancelled", timeout=120_000)
+        # the API's replica restarts: the permalink renders from the stores
+        engine, _ = scripted_engine
+        port = int(api_url.rsplit(":", 1)[1])
+        settings = engine.settings.model_copy(
+            update={"api": engine.settings.api.model_copy(update={"port": port})}
+        )
+        serve.delete("fathom")
+        serve.run(
+            api_application(dataclasses.replace(engine, settings=settings)), name="fathom", route_prefix="/"
+        )
+        wait_until_healthy(api_url, timeout_s=120)
+        page.goto(f"{api_url}/sessions/{finished}")
+        expect(page.locator("#s-status")).to_contain_text("complete", timeout=60_000)
+        expect(page.locator("#s-report-box")).to_be_visible()
+        browser.close()
 
 
 def alive(prefix: str) -> list[str]:
