@@ -112,7 +112,9 @@ def test_nothing_a_source_wrote_runs_or_loads(browser: Browser) -> None:
     sessions = FakeSessions(step_s=0.05, script=script(HOSTILE, HOSTILE, "javascript:alert(3)"), fact=fact)
     server = Server(sessions, ApiSettings(heartbeat_s=0.3))
     try:
-        page = open_page(browser, f"{server.url}/")
+        page = browser.new_page()
+        page.add_init_script(WATCH_CSP)
+        page.goto(f"{server.url}/")
         loaded: list[str] = []
         page.on("request", lambda request: loaded.append(request.url))
         page.get_by_label("Goal").fill(GOAL)
@@ -124,6 +126,7 @@ def test_nothing_a_source_wrote_runs_or_loads(browser: Browser) -> None:
         assert page.title() == "fathom-ray"
         assert page.locator("#s-facts a").count() == 0  # a javascript: source is text, not a link
         assert all(not u.endswith("/x") for u in loaded)
+        assert page.evaluate("window.cspViolations || []") == []  # nothing even tried to run or load
         assert all(
             href.startswith(("http://", "https://", "/"))
             for href in page.locator("main a").evaluate_all("nodes => nodes.map(n => n.getAttribute('href'))")
