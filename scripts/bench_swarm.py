@@ -28,14 +28,22 @@ from fathom_ray.evaluation.run import finish
 from fathom_ray.evidence.decompose import decompose
 
 ROOT = Path(__file__).resolve().parents[1]
-SETS = (ROOT / "tests" / "data" / "dev_questions.jsonl", ROOT / "tests" / "data" / "heldout_questions.jsonl")
+SETS = {
+    "dev": ROOT / "tests" / "data" / "dev_questions.jsonl",
+    "held-out": ROOT / "tests" / "data" / "heldout_questions.jsonl",
+}
 METRICS = ("evidence_recall", "evidence_quote_recall", "citation_faithfulness", "facts", "pages_fetched")
 
 
-def multi_part(limit: int | None) -> list[str]:
-    """The JSONL lines of the questions that decompose into two or more parts."""
-    lines = [line for path in SETS for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-    chosen = [line for line in lines if len(decompose(json.loads(line)["question"], 10)) > 1]
+def multi_part(limit: int | None) -> list[tuple[str, str]]:
+    """(set, JSONL line) of the questions that decompose into two or more parts, the dev set first."""
+    lines = [
+        (name, line)
+        for name, path in SETS.items()
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ]
+    chosen = [(name, line) for name, line in lines if len(decompose(json.loads(line)["question"], 10)) > 1]
     return chosen[:limit] if limit else chosen
 
 
@@ -49,7 +57,9 @@ def main() -> None:
     out = args.out or Path(tempfile.mkdtemp(prefix="fathom-bench-swarm-"))
     out.mkdir(parents=True, exist_ok=True)
     questions_file = out / "questions.jsonl"
-    questions_file.write_text("\n".join(multi_part(args.limit)) + "\n", encoding="utf-8")
+    chosen = multi_part(args.limit)
+    questions_file.write_text("\n".join(line for _, line in chosen) + "\n", encoding="utf-8")
+    per_set = ", ".join(f"{sum(n == name for n, _ in chosen)} {name}" for name in SETS)
     for method in ("fathom", "swarm"):
         command = [str(Path(sys.executable).with_name("fathom")), "eval", str(questions_file)]
         command += [
@@ -76,7 +86,7 @@ def main() -> None:
     seed = os.environ.get("FATHOM_RESEARCH__SEED")
     body = "\n".join(
         [
-            f"{len(questions)} multi-part questions of the dev and held-out sets at `{args.depth}`, one run "
+            f"{len(questions)} multi-part questions ({per_set}) at `{args.depth}`, one run "
             f"at a time on the offline web with the evidence judge: one session per question beside a "
             f"swarm of {args.agents} researchers on the same page budget (the coordinator's plan, its "
             "gap-filling rounds, the analyst and the verifier included in the swarm's wall time)"
