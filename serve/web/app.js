@@ -154,22 +154,10 @@ class SessionView {
         });
         if (!response.ok) { this.status(await detail(response)); return; }
         this.status("running");
-        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-        let buffer = "";
-        for (;;) {
-          const { value, done } = await reader.read();
-          if (done) break;
-          buffer += value.replaceAll("\r\n", "\n");
-          let cut;
-          while ((cut = buffer.indexOf("\n\n")) >= 0) {
-            const block = buffer.slice(0, cut);
-            buffer = buffer.slice(cut + 2);
-            const message = parse(block);
-            if (!message) continue;
-            last = message.id;
-            failures = 0;
-            this.apply(message.type, message.data);
-          }
+        for await (const message of messages(response)) {
+          last = message.id;
+          failures = 0;
+          this.apply(message.type, message.data);
         }
       } catch (error) {
         if (this.finished) return;
@@ -220,6 +208,23 @@ class SessionView {
       });
       return button;
     }));
+  }
+}
+
+async function* messages(response) {
+  // The messages of an SSE response body, as they arrive (heartbeats and comments skipped).
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  let buffer = "";
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) return;
+    buffer += value.replaceAll("\r\n", "\n");
+    let cut;
+    while ((cut = buffer.indexOf("\n\n")) >= 0) {
+      const message = parse(buffer.slice(0, cut));
+      buffer = buffer.slice(cut + 2);
+      if (message) yield message;
+    }
   }
 }
 
@@ -359,25 +364,44 @@ async function listDocuments() {
 async function askDocuments(event) {
   event.preventDefault();
   $("ask-error").textContent = "";
+  $("answer-box").hidden = false;
+  $("answer").textContent = "";
+  $("citations").replaceChildren();
+  $("trace").textContent = "asking";
   const response = await api("/ask", {
-    method: "POST", headers: { "Content-Type": "application/json" },
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
     body: JSON.stringify({ question: $("question").value.trim() }),
   });
-  if (!response.ok) { $("ask-error").textContent = await detail(response); return; }
-  const result = await response.json();
-  $("answer-box").hidden = false;
-  $("answer").textContent = result.answer;
-  const passages = new Map((result.passages || []).map((p) => [p.number, p]));
-  $("citations").replaceChildren(...(result.citations || []).map((citation) => {
+  if (!response.ok) { $("ask-error").textContent = await detail(response); $("answer-box").hidden = true; return; }
+  let answered = null;
+  for await (const message of messages(response)) {
+    const data = message.data;
+    if (message.type === "answer") {
+      answered = data;
+      $("answer").textContent = data.answer;
+    } else if (message.type === "complete") {
+      showCitations(answered ? answered.citations : [], data);
+    } else if (message.type === "error") {
+      $("ask-error").textContent = data.detail || data.status;
+    } else {
+      $("trace").textContent = `${message.type} …`; // a stage of the answer as it happens
+    }
+  }
+}
+
+function showCitations(citations, record) {
+  const passages = new Map((record.passages || []).map((p) => [p.number, p]));
+  $("citations").replaceChildren(...citations.map((citation) => {
     const li = el("li", citation.claim);
     li.append(el("blockquote", citation.evidence));
     const passage = passages.get(citation.passage);
     if (passage) li.append(el("span", `[${citation.passage}] ${passage.title} — ${passage.source}`, "muted"));
     return li;
   }));
-  const stages = Object.entries(result.stages_s || {}).map(([k, v]) => `${k} ${Number(v).toFixed(2)} s`).join(", ");
-  const usage = result.usage || {};
-  $("trace").textContent = `trace ${result.trace_id}; ${stages}; tokens ${usage.tokens_in ?? 0} in, ` +
+  const stages = Object.entries(record.stages_s || {}).map(([k, v]) => `${k} ${Number(v).toFixed(2)} s`).join(", ");
+  const usage = record.usage || {};
+  $("trace").textContent = `trace ${record.trace_id}; ${stages}; tokens ${usage.tokens_in ?? 0} in, ` +
     `${usage.tokens_out ?? 0} out; cost ${usage.cost_usd ?? "-"}`;
 }
 

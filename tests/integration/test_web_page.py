@@ -210,6 +210,13 @@ def test_documents_upload_list_ask_and_delete_on_the_page(browser: Browser, tmp_
         expect(page.locator("#trace")).to_contain_text("trace ")
         page.get_by_role("button", name="Delete WAL").click()
         expect(page.locator("#documents tr")).to_have_count(0)
+        page.evaluate(  # a file dropped on the zone, as a person drags it there
+            """() => { const files = new DataTransfer();
+            files.items.add(new File(["# Notes\\n\\nA checkpoint moves the WAL back."], "notes.md"));
+            document.getElementById("drop").dispatchEvent(new DragEvent("drop", {dataTransfer: files})); }"""
+        )
+        expect(page.locator("#uploads li").last).to_have_text("notes.md: added", timeout=30_000)
+        expect(page.locator("#documents tr td").first).to_have_text("Notes")
         operations = open_page(browser, f"{server.url}/operations")
         expect(operations.locator("#operations dd").first).to_have_text("scripted")
         expect(operations.locator("#operations")).to_contain_text("0 of at most 2")
