@@ -119,8 +119,10 @@ def build_app(
         return JSONResponse({"detail": str(error)}, 404)
 
     @app.get("/health")
-    async def health() -> dict[str, str]:
-        return {"status": "ok"}
+    async def health() -> dict[str, str | None]:
+        """Liveness, and where the Ray dashboard is (for the page's operations view and operators)."""
+        dashboard = (await manager.operations()).get("dashboard_url")
+        return {"status": "ok", "dashboard_url": dashboard if isinstance(dashboard, str) else None}
 
     @app.post("/research", dependencies=guarded, response_model=None)
     async def start(body: ResearchBody, accept: Annotated[str, Header()] = "") -> Started | StreamingResponse:
