@@ -25,7 +25,7 @@ from fathom_ray.errors import FathomError, SessionNotFoundError
 from fathom_ray.models import GOAL_MAX_CHARS, GOAL_MIN_CHARS, MAX_SEEDS, ResearchRequest
 from fathom_ray.presets import DEFAULT_DEPTH
 from fathom_ray.report_html import render_fragment
-from fathom_ray.results import status_document
+from fathom_ray.results import result_document, status_document
 from fathom_ray.settings import ApiSettings
 from fathom_ray.swarm.plan import MAX_AGENTS
 from serve.documents import DocumentsApi, add_document_routes
@@ -159,6 +159,12 @@ def build_app(
     @app.get("/research/{session_id}", dependencies=guarded)
     async def result(session_id: str) -> dict[str, Any]:
         return status_document(await manager.result(session_id))
+
+    @app.get("/research/{session_id}/result", dependencies=guarded)
+    async def result_json(session_id: str) -> dict[str, Any]:
+        """The session's result.json, as `fathom research` writes it (pages with their text included)."""
+        state = await manager.result(session_id)
+        return result_document(state, state.elapsed_s)
 
     @app.get("/research/{session_id}/report", dependencies=guarded)
     async def report(session_id: str) -> dict[str, str]:

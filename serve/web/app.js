@@ -184,13 +184,17 @@ class SessionView {
       holder.innerHTML = body.html; // the API's rendering: raw HTML and images off, web links only
       for (const a of holder.querySelectorAll("a")) { a.rel = "noopener noreferrer"; a.target = "_blank"; }
       $("s-report-box").hidden = false;
-      this.downloads(result, body.markdown);
+      this.downloads(body.markdown);
     }
   }
 
-  downloads(result, markdown) {
+  downloads(markdown) {
     const buttons = [
-      ["result.json", () => new Blob([JSON.stringify(result, null, 2)], { type: "application/json" })],
+      ["result.json", async () => {
+        const response = await api(`/research/${encodeURIComponent(this.id)}/result`);
+        if (!response.ok) throw new Error(await detail(response));
+        return new Blob([JSON.stringify(await response.json(), null, 2)], { type: "application/json" });
+      }],
       ["report.md", () => new Blob([markdown], { type: "text/markdown" })],
     ];
     if (this.id.startsWith("w")) {

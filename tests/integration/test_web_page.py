@@ -4,6 +4,7 @@ nothing a source wrote runs or loads."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -93,6 +94,9 @@ def test_research_from_the_form_live_view_report_and_permalink(browser: Browser)
         with page.expect_download() as download:
             page.get_by_role("button", name="Download result.json").click()
         assert download.value.suggested_filename == "s1-result.json"
+        saved = json.loads(Path(download.value.path()).read_text())
+        assert saved["facts"][0]["evidence"] == fact.evidence  # result.json as `fathom research` writes it
+        assert "pages" in saved
         assert sessions.states["s1"].request.depth == "glance"
         again = open_page(browser, f"{server.url}/sessions/s1")  # the permalink, from the stored events
         expect(again.locator("#s-status")).to_have_text("complete: checklist satisfied", timeout=15_000)
