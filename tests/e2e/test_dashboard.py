@@ -52,7 +52,8 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
         text=True,
     )
     lines: list[str] = []
-    threading.Thread(target=lambda: lines.extend(process.stdout or []), daemon=True).start()
+    reader = threading.Thread(target=lambda: lines.extend(process.stdout or []), daemon=True)
+    reader.start()
     api = f"http://127.0.0.1:{ports['api']}"
     try:
         wait_until_healthy(api, timeout_s=300)
@@ -63,6 +64,10 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
             process.wait(timeout=90)
         except subprocess.TimeoutExpired:
             process.kill()
+            process.wait(timeout=30)
+        reader.join(timeout=30)
+        if process.stdout is not None:
+            process.stdout.close()
 
 
 def test_serve_prints_and_runs_its_dashboard_with_named_actors(served: dict[str, Any]) -> None:
