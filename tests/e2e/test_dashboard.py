@@ -90,15 +90,15 @@ def test_serve_prints_and_runs_its_dashboard_with_named_actors(served: dict[str,
 
 def test_the_metrics_endpoint_and_fathom_metrics_show_the_session(served: dict[str, Any]) -> None:
     metrics = f"http://127.0.0.1:{served['ports']['metrics']}/metrics"
-    deadline, text = time.monotonic() + 90, ""
-    while "ray_fathom_pages_total" not in text and time.monotonic() < deadline:
+    wanted = ("ray_fathom_pages_total", "ray_fathom_judge_calls_total", "ray_fathom_sessions_finished_total{")
+    deadline, text = time.monotonic() + 120, ""
+    while time.monotonic() < deadline:  # each worker exports on its own schedule: wait for every series
         text = httpx.get(metrics, timeout=10).text
+        finished = [line for line in text.splitlines() if line.startswith(wanted[2])]
+        if all(name in text for name in wanted) and any('status="complete"' in line for line in finished):
+            break
         time.sleep(2)
-    for name in (
-        "ray_fathom_pages_total",
-        "ray_fathom_sessions_finished_total",
-        "ray_fathom_judge_calls_total",
-    ):
+    for name in wanted:
         assert name in text
     shown = subprocess.run(
         [FATHOM, "metrics", "--url", metrics],
