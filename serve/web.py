@@ -26,6 +26,7 @@ HEADERS = {
     "Cache-Control": "no-cache",
 }
 ASSETS = {"app.js": "text/javascript", "style.css": "text/css"}
+PAGES = ("/", "/sessions", "/sessions/{session_id}", "/library", "/operations")
 
 
 def _asset(name: str) -> str:
@@ -33,29 +34,12 @@ def _asset(name: str) -> str:
 
 
 def add_web_routes(app: FastAPI) -> None:
-    def page(request: Request) -> HTMLResponse:
+    async def page(request: Request) -> HTMLResponse:
         root = html.escape(str(request.scope.get("root_path", "")).rstrip("/"), quote=True)
         return HTMLResponse(_asset("index.html").replace("{{root}}", root), headers=HEADERS)
 
-    @app.get("/", include_in_schema=False)
-    async def start_page(request: Request) -> HTMLResponse:
-        return page(request)
-
-    @app.get("/sessions", include_in_schema=False)
-    async def history_page(request: Request) -> HTMLResponse:
-        return page(request)
-
-    @app.get("/sessions/{session_id}", include_in_schema=False)
-    async def session_page(request: Request, session_id: str) -> HTMLResponse:
-        return page(request)
-
-    @app.get("/library", include_in_schema=False)
-    async def documents_page(request: Request) -> HTMLResponse:
-        return page(request)
-
-    @app.get("/operations", include_in_schema=False)
-    async def operations_page(request: Request) -> HTMLResponse:
-        return page(request)
+    for path in PAGES:  # one page; its script shows the view the path names
+        app.add_api_route(path, page, include_in_schema=False, response_class=HTMLResponse)
 
     @app.get("/static/{name}", include_in_schema=False)
     async def asset(name: str) -> Response:
