@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import uuid
 from typing import Any
 
@@ -12,14 +11,13 @@ from ray.exceptions import RayError
 from actors.coordinator import coordinator_actor
 from actors.detached import detached
 from actors.engine import Engine
-from fathom_ray.errors import SessionNotFoundError
+from fathom_ray.errors import InvalidRequestError, SessionNotFoundError
 from fathom_ray.models import Event, JsonValue, ResearchRequest
 from fathom_ray.results import summary_record
 from fathom_ray.session_state import SessionState, SessionSummary
 from fathom_ray.swarm.bundle import bundle_zip, read_bundle
+from fathom_ray.swarm.task_ledger import check_swarm_id
 from serve.sessions import NoBundleError, SessionBusyError
-
-_PLAIN_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
 
 
 class RaySessionManager:
@@ -68,8 +66,10 @@ class RaySessionManager:
         return session_id
 
     async def bundle(self, session_id: str) -> bytes:
-        if not _PLAIN_ID.fullmatch(session_id):
-            raise SessionNotFoundError(session_id)
+        try:  # a bundle's folder is named as its ledger is: by the swarm id
+            check_swarm_id(session_id)
+        except InvalidRequestError:
+            raise SessionNotFoundError(session_id) from None
         folder = self._engine.settings.data_dir / "bundles" / session_id
         if folder.is_dir():
             files, pdf = read_bundle(folder)
@@ -80,7 +80,7 @@ class RaySessionManager:
         raise NoBundleError(session_id, "only a finished swarm has one")
 
     async def events(self, session_id: str, after_seq: int) -> list[Event]:
-        self._prune()
+        """Polled by every open stream, so it prunes nothing (``result`` and the others do)."""
         running = self._running.get(session_id)
         if running is not None:
             try:
