@@ -118,7 +118,7 @@ class _RemoteLedger:
 
     async def flush(self) -> None:
         """Answered once every record sent before it is written."""
-        await self._handle.read.remote(self._swarm_id)
+        await self._handle.flush.remote(self._swarm_id)
 
 
 class _ServedPages:

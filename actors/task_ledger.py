@@ -60,6 +60,10 @@ class TaskLedgerService:
         self._watchers.pop(swarm_id, None)
         self._open.pop(swarm_id, None)
 
+    def flush(self, swarm_id: str) -> None:
+        """Nothing to do: answered once every record a caller sent before it is written (an actor
+        runs one caller's calls in order, and each append writes its line before it answers)."""
+
     def read(self, swarm_id: str) -> list[LedgerRecord]:
         return read(self._folder, swarm_id)
 
@@ -94,4 +98,4 @@ class AgentReports:
         if raised is not None:
             beacon, why = raised
             self._ledger.append.remote(self._swarm_id, self._agent, RecordKind.BEACON, why, beacon)
-        await self._ledger.read.remote(self._swarm_id)  # after what this caller sent before it
+        await self._ledger.flush.remote(self._swarm_id)

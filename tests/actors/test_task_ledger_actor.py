@@ -36,7 +36,9 @@ def test_records_keep_their_order_and_attention_wakes_the_watcher(tmp_path: Path
     ledger.append.remote("w-1", "r1-researcher-1", RecordKind.BEACON, {"why": "x"}, Beacon.PROGRESS)
     ledger.append.remote("w-1", "r1-researcher-2", RecordKind.BEACON, {"why": "no page"}, Beacon.BLOCKED)
     ledger.append.remote("w-2", "coordinator", RecordKind.PLAN, {})  # another swarm, unwatched
-    records = ray.get(ledger.read.remote("w-1"))
+    ray.get(ledger.flush.remote("w-1"))  # answered once every record sent before it is on disk
+    records = read(tmp_path, "w-1")
+    assert records == ray.get(ledger.read.remote("w-1"))
     assert [r.data.get("n") for r in records[:20]] == list(range(20))
     assert [r.seq for r in records] == list(range(1, 23))
     deadline = time.monotonic() + 30
