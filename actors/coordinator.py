@@ -193,8 +193,10 @@ class CoordinatorService:
             raise
         elapsed = time.monotonic() - started
         document = swarm_document(result, self.request.depth, self.judge_label, elapsed)
-        pdf = await self._pdf(handles.browser, report_page(result))
-        files = bundle_files(result, document, read_text(folder, self.swarm_id), with_pdf=pdf is not None)
+        page = report_page(result)
+        pdf = await self._pdf(handles.browser, page)
+        ledger_jsonl = read_text(folder, self.swarm_id)
+        files = bundle_files(result, document, ledger_jsonl, with_pdf=pdf is not None, page=page)
         write_bundle(self.settings.data_dir / "bundles" / self.swarm_id, files, pdf)
         state = swarm_state(result, self.request, swarm.verified(), elapsed, self.judge_label)
         self.events.emit(

@@ -170,21 +170,32 @@ def _findings(result: SwarmResult) -> dict[str, str]:
 
 def report_page(result: SwarmResult) -> str:
     """``report.html``: the summary, every researcher's findings and the sources on one page."""
-    return render_html(result.goal, [result.report_markdown, *_findings(result).values(), sources_md(result)])
+    return _page(result, _findings(result), sources_md(result))
+
+
+def _page(result: SwarmResult, findings: Mapping[str, str], sources: str) -> str:
+    return render_html(result.goal, [result.report_markdown, *findings.values(), sources])
 
 
 def bundle_files(
-    result: SwarmResult, document: Mapping[str, Any], ledger_jsonl: str, *, with_pdf: bool
+    result: SwarmResult,
+    document: Mapping[str, Any],
+    ledger_jsonl: str,
+    *,
+    with_pdf: bool,
+    page: str | None = None,
 ) -> dict[str, str]:
     """Every text file of the bundle by its path inside the bundle; ``index.md`` lists ``report.pdf``
-    when ``with_pdf`` (the PDF itself is ``report.html`` printed by the browser)."""
+    when ``with_pdf`` (the PDF itself is ``report.html`` printed by the browser). ``page``: the
+    ``report_page`` already rendered for that PDF, not rendered again."""
+    findings, sources = _findings(result), sources_md(result)
     files: dict[str, str] = {
         "summary.md": result.report_markdown,
-        **_findings(result),
-        "sources.md": sources_md(result),
+        **findings,
+        "sources.md": sources,
         "ledger.jsonl": ledger_jsonl,
         "result.json": json.dumps(document, indent=2, ensure_ascii=False),
-        "report.html": report_page(result),
+        "report.html": page if page is not None else _page(result, findings, sources),
     }
     names = ["index.md", *files, *([PDF] if with_pdf else [])]
     return {"index.md": index_md(result, document, names), **files}

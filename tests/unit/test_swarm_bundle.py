@@ -16,7 +16,7 @@ from fathom_ray import report
 from fathom_ray.llm.answers import Finding
 from fathom_ray.models import ChecklistItem, Fact
 from fathom_ray.report_html import CSP, render_html
-from fathom_ray.swarm.bundle import bundle_files, bundle_zip, write_bundle
+from fathom_ray.swarm.bundle import bundle_files, bundle_zip, report_page, write_bundle
 from fathom_ray.swarm.results import swarm_document
 from fathom_ray.swarm.task_ledger import read_text
 from tests.unit.test_swarm_coordinator import Researchers, coordinator
@@ -49,6 +49,10 @@ def test_the_bundle_holds_every_file_and_index_links_each(tmp_path: Path) -> Non
     blog = files["sources.md"]
     assert "<http://blog.example/wrong.html>" in blog
     assert "served FAIL (quote not on page)" in blog
+    printed = report_page(result)  # the page the PDF was printed from goes in as it is
+    assert (
+        bundle_files(result, document, "", with_pdf=True, page=printed)["report.html"] == files["report.html"]
+    )
     without = bundle_files(result, document, "", with_pdf=False)
     assert "report.pdf" not in without["index.md"]
 
