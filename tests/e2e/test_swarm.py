@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import time
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ from ray.util.state import list_actors
 from actors.coordinator import coordinator_actor, run_swarm
 from actors.engine import Engine
 from fathom_ray.models import ResearchRequest
-from fathom_ray.settings import SwarmSettings
+from fathom_ray.settings import Settings, SwarmSettings
 from fathom_ray.swarm.task_ledger import RecordKind, read
 
 pytestmark = [pytest.mark.e2e]
@@ -32,6 +33,25 @@ def alive(prefix: str) -> list[str]:
     address = ray.get_runtime_context().gcs_address  # this test's Ray, whatever else runs here
     actors = list_actors(address=address, filters=[("state", "=", "ALIVE")], limit=1000)
     return [str(a.name) for a in actors if (a.name or "").startswith(prefix)]
+
+
+def wait_until(check: Callable[[], object], timeout_s: float, pause_s: float = 0.2) -> None:
+    """Poll ``check`` until it holds or ``timeout_s`` passes (the caller asserts it then)."""
+    deadline = time.monotonic() + timeout_s
+    while not check() and time.monotonic() < deadline:
+        time.sleep(pause_s)
+
+
+def started(
+    scripted_engine: tuple[Engine, Any], request: ResearchRequest, swarm: SwarmSettings | None = None
+) -> tuple[str, Any, Settings]:
+    """A coordinator actor of a fresh swarm of 2 on ``request`` (not yet run): its id, handle, settings."""
+    engine, judge = scripted_engine
+    ray.get(judge.configure.remote(questions=[GOAL, *PARTS]))
+    settings = engine.settings if swarm is None else engine.settings.model_copy(update={"swarm": swarm})
+    swarm_id = f"w-{uuid.uuid4().hex[:8]}"
+    coordinator = coordinator_actor().remote(settings, swarm_id, request, 2, engine.directory, engine.network)
+    return swarm_id, coordinator, settings
 
 
 def test_a_swarm_runs_its_researchers_and_writes_its_ledger(scripted_engine: tuple[Engine, Any]) -> None:
@@ -88,41 +108,25 @@ def assert_bundle(files: dict[str, str], pdf: bytes | None, kept: Path) -> None:
 
 
 def test_killing_the_coordinator_leaves_no_actor_of_the_swarm(scripted_engine: tuple[Engine, Any]) -> None:
-    engine, judge = scripted_engine
-    ray.get(judge.configure.remote(questions=[GOAL, *PARTS]))
-    swarm_id = f"w-{uuid.uuid4().hex[:8]}"
-    request = ResearchRequest(GOAL, depth="focused", max_pages=12)
-    coordinator = coordinator_actor().remote(
-        engine.settings, swarm_id, request, 2, engine.directory, engine.network
-    )
+    swarm_id, coordinator, _ = started(scripted_engine, ResearchRequest(GOAL, depth="focused", max_pages=12))
     done = coordinator.run.remote()
-    deadline = time.monotonic() + 120
-    while not alive(swarm_id) and time.monotonic() < deadline:
-        time.sleep(0.2)
+    wait_until(lambda: alive(swarm_id), 120)
     assert alive(swarm_id)  # its researchers run, by name
     ray.kill(coordinator, no_restart=True)
     with pytest.raises(ray.exceptions.RayActorError):
         ray.get(done, timeout=60)
-    deadline = time.monotonic() + 60
-    while alive(swarm_id) and time.monotonic() < deadline:
-        time.sleep(0.5)
+    wait_until(lambda: not alive(swarm_id), 60, 0.5)
     assert not alive(swarm_id)
 
 
 def test_cancelling_a_swarm_ends_its_researchers_and_ships_what_it_has(
     scripted_engine: tuple[Engine, Any],
 ) -> None:
-    engine, judge = scripted_engine
-    ray.get(judge.configure.remote(questions=[GOAL, *PARTS]))
-    swarm_id = f"w-{uuid.uuid4().hex[:8]}"
-    request = ResearchRequest(GOAL, depth="focused", max_pages=12)
-    coordinator = coordinator_actor().remote(
-        engine.settings, swarm_id, request, 2, engine.directory, engine.network
+    swarm_id, coordinator, settings = started(
+        scripted_engine, ResearchRequest(GOAL, depth="focused", max_pages=12)
     )
     done = coordinator.run.remote()
-    deadline = time.monotonic() + 120
-    while not alive(swarm_id) and time.monotonic() < deadline:
-        time.sleep(0.2)
+    wait_until(lambda: alive(swarm_id), 120)
     assert alive(swarm_id)
     ray.get(coordinator.cancel.remote(), timeout=60)
     report = ray.get(done, timeout=120)
@@ -132,29 +136,19 @@ def test_cancelling_a_swarm_ends_its_researchers_and_ships_what_it_has(
     assert not any(a["agent"].endswith("-again") for a in report.result.agents)  # no re-assignment
     assert not alive(swarm_id)
     assert report.files["index.md"].startswith("# ")
-    records = read(engine.settings.data_dir / "ledger", swarm_id)
+    records = read(settings.data_dir / "ledger", swarm_id)
     assert any(r.data.get("error") == "cancelled" for r in records)
-
-
-def wait_alive(name: str, timeout_s: float = 120) -> None:
-    deadline = time.monotonic() + timeout_s
-    while name not in alive(name) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert name in alive(name)
 
 
 def test_killing_one_researcher_reassigns_its_sub_goal_and_the_bundle_still_ships(
     scripted_engine: tuple[Engine, Any],
 ) -> None:
-    engine, judge = scripted_engine
-    ray.get(judge.configure.remote(questions=[GOAL, *PARTS]))
-    swarm_id = f"w-{uuid.uuid4().hex[:8]}"
-    settings = engine.settings.model_copy(update={"swarm": SwarmSettings(replan_rounds=0)})
     request = ResearchRequest(GOAL, depth="focused", max_pages=8)
-    coordinator = coordinator_actor().remote(settings, swarm_id, request, 2, engine.directory, engine.network)
+    swarm_id, coordinator, settings = started(scripted_engine, request, SwarmSettings(replan_rounds=0))
     done = coordinator.run.remote()
     victim = f"{swarm_id}-r1-researcher-1"
-    wait_alive(victim)
+    wait_until(lambda: victim in alive(victim), 120, 0.1)
+    assert victim in alive(victim)
     ray.kill(ray.get_actor(victim), no_restart=True)
     report = ray.get(done, timeout=300)
     ray.kill(coordinator, no_restart=True)
@@ -169,12 +163,9 @@ def test_killing_one_researcher_reassigns_its_sub_goal_and_the_bundle_still_ship
 
 
 def test_a_researcher_not_ready_in_time_is_killed_and_recorded(scripted_engine: tuple[Engine, Any]) -> None:
-    engine, judge = scripted_engine
-    ray.get(judge.configure.remote(questions=[GOAL, *PARTS]))
-    swarm_id = f"w-{uuid.uuid4().hex[:8]}"
-    settings = engine.settings.model_copy(update={"swarm": SwarmSettings(replan_rounds=0, ready_s=0.001)})
     request = ResearchRequest(GOAL, depth="quick", max_pages=4)
-    coordinator = coordinator_actor().remote(settings, swarm_id, request, 2, engine.directory, engine.network)
+    swarm = SwarmSettings(replan_rounds=0, ready_s=0.001)
+    swarm_id, coordinator, settings = started(scripted_engine, request, swarm)
     report = ray.get(coordinator.run.remote(), timeout=300)
     ray.kill(coordinator, no_restart=True)
     assert {a["status"] for a in report.result.agents} == {"failed"}
@@ -183,7 +174,5 @@ def test_a_researcher_not_ready_in_time_is_killed_and_recorded(scripted_engine: 
     assert all("not ready within 0.001 s" in str(r.data["error"]) for r in failures)
     assert not report.result.facts
     assert "no findings" in report.files["summary.md"]
-    deadline = time.monotonic() + 60
-    while alive(f"{swarm_id}-") and time.monotonic() < deadline:
-        time.sleep(0.5)
+    wait_until(lambda: not alive(f"{swarm_id}-"), 60, 0.5)
     assert not alive(f"{swarm_id}-")
