@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from fathom_ray.models import Event, EventType, JsonValue
+from fathom_ray.models import ChecklistItem, Event, EventType, JsonValue
 
 
 @dataclass(slots=True)
@@ -30,6 +30,16 @@ class EventLog:
         if self.listener is not None:
             self.listener(event)
         return event
+
+    def emit_checklist(self, checklist: Sequence[ChecklistItem]) -> Event:
+        """``checklist_progress``: how many items are satisfied, and each item's state."""
+        items: list[JsonValue] = [
+            {"id": i.id, "question": i.question, "satisfied": i.satisfied} for i in checklist
+        ]
+        done = sum(i.satisfied for i in checklist)
+        return self.emit(
+            EventType.CHECKLIST_PROGRESS, {"satisfied": done, "total": len(checklist), "items": items}
+        )
 
     def emit_error(self, status: str) -> Event:
         return self.emit(EventType.ERROR, {"status": status})

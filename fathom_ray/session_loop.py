@@ -537,18 +537,7 @@ class ResearchSession:
             )
             for i in self.state.checklist
         ]
-        done = sum(i.satisfied for i in self.state.checklist)
-        self.events.emit(
-            EventType.CHECKLIST_PROGRESS,
-            {
-                "satisfied": done,
-                "total": len(self.state.checklist),
-                "items": [
-                    {"id": i.id, "question": i.question, "satisfied": i.satisfied}
-                    for i in self.state.checklist
-                ],
-            },
-        )
+        self.events.emit_checklist(self.state.checklist)
 
     # -- budgets and the end ------------------------------------------------------------------------
     def _pages_left(self) -> int:

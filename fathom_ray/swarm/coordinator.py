@@ -274,16 +274,7 @@ class Coordinator:
             replace(i, satisfied=i.satisfied or (i.id in satisfied and i.id in backed))
             for i in result.checklist
         ]
-        self.events.emit(
-            EventType.CHECKLIST_PROGRESS,
-            {
-                "satisfied": sum(i.satisfied for i in result.checklist),
-                "total": len(result.checklist),
-                "items": [
-                    {"id": i.id, "question": i.question, "satisfied": i.satisfied} for i in result.checklist
-                ],
-            },
-        )
+        self.events.emit_checklist(result.checklist)
         return [i.id for i in result.checklist if not i.satisfied]
 
     async def _compose(self) -> None:
