@@ -22,13 +22,13 @@ from hypothesis.errors import Unsatisfiable
 from playwright.sync_api import expect, sync_playwright
 from pydantic import SecretStr
 from ray import serve
-from ray.util.state import list_actors
 from schemathesis.core.result import Ok
 
 from actors.engine import Engine
 from fathom_ray.settings import BrowserSettings
 from serve.deployment import api_application, run_api, shutdown
 from tests.net import free_port, wait_until_healthy
+from tests.ray_state import alive
 from tests.sse import concurrent_stream_outcomes, read_stream
 
 pytestmark = [pytest.mark.e2e]
@@ -225,12 +225,6 @@ def test_the_page_through_serve_live_reload_stop_and_permalink_after_a_restart(
         expect(page.locator("#s-status")).to_contain_text("complete", timeout=60_000)
         expect(page.locator("#s-report-box")).to_be_visible()
         browser.close()
-
-
-def alive(prefix: str) -> list[str]:
-    address = ray.get_runtime_context().gcs_address
-    actors = list_actors(address=address, filters=[("state", "=", "ALIVE")], limit=1000)
-    return [str(a.name) for a in actors if (a.name or "").startswith(prefix)]
 
 
 def test_auth_on_and_off_through_serve(api_url: str) -> None:

@@ -16,23 +16,17 @@ from typing import Any
 import pytest
 import ray
 from pypdf import PdfReader
-from ray.util.state import list_actors
 
 from actors.coordinator import coordinator_actor, run_swarm
 from actors.engine import Engine
 from fathom_ray.models import ResearchRequest
 from fathom_ray.settings import Settings, SwarmSettings
 from fathom_ray.swarm.task_ledger import RecordKind, read
+from tests.ray_state import alive
 
 pytestmark = [pytest.mark.e2e]
 GOAL = "Which Python version introduced assignment expressions, and who wrote the PEP?"
 PARTS = ["Which Python version introduced assignment expressions?", "Who wrote the PEP?"]
-
-
-def alive(prefix: str) -> list[str]:
-    address = ray.get_runtime_context().gcs_address  # this test's Ray, whatever else runs here
-    actors = list_actors(address=address, filters=[("state", "=", "ALIVE")], limit=1000)
-    return [str(a.name) for a in actors if (a.name or "").startswith(prefix)]
 
 
 def wait_until(check: Callable[[], object], timeout_s: float, pause_s: float = 0.2) -> None:
