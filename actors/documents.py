@@ -13,7 +13,7 @@ import ray
 
 from actors.session import Remote
 from fathom_ray.adapters.qdrant_documents import QdrantDocumentStore, open_document_store
-from fathom_ray.documents.models import AddOutcome, Document, DocumentHit
+from fathom_ray.documents.models import AddOutcome, Chunk, Document, DocumentHit
 from fathom_ray.documents.service import Documents
 from fathom_ray.settings import Settings
 
@@ -44,6 +44,15 @@ class DocumentStoreService:
         if self._store is not None:
             self._store.close()
         self._store = self._documents = None
+
+    async def document(self, document_id: str) -> Document | None:
+        return await self.documents.document(document_id)
+
+    async def put(
+        self, document: Document, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
+    ) -> None:
+        """A file prepared elsewhere (an ingestion task), written whole."""
+        await self.documents.put(document, chunks, vectors)
 
     async def add_upload(self, name: str, data: bytes) -> AddOutcome:
         return await self.documents.add_upload(name, data)

@@ -135,6 +135,9 @@ class JudgeService:
     async def answer(self, question: str, pages: Sequence[ExtractedPage]) -> Judged[answers.SinglePassAnswer]:
         return await self._admitted("answer", lambda j: j.answer(question, pages))
 
+    async def rerank(self, question: str, pages: Sequence[ExtractedPage]) -> Judged[answers.Relevance]:
+        return await self._admitted("rerank", lambda j: j.rerank(question, pages))
+
     async def grade(
         self, question: str, gold: str, aliases: Sequence[str], answer_text: str
     ) -> Judged[answers.Verdict]:

@@ -133,20 +133,27 @@ class JudgePort(Protocol):
         self, question: str, pages: Sequence[ExtractedPage]
     ) -> Judged[answers.SinglePassAnswer]: ...
 
+    async def rerank(self, question: str, pages: Sequence[ExtractedPage]) -> Judged[answers.Relevance]: ...
+
     async def grade(
         self, question: str, gold: str, aliases: Sequence[str], answer_text: str
     ) -> Judged[answers.Verdict]: ...
 
 
-class DocumentStore(Protocol):
-    """The user's documents: records and their chunks, with dense and sparse vectors (sync calls;
-    an actor or a thread runs them)."""
+class DocumentWriter(Protocol):
+    """What adding a file needs of the document store: its record by id, and writing it whole."""
 
     def document(self, document_id: str) -> Document | None: ...
-    def documents(self) -> list[Document]: ...
     def put(
         self, document: Document, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
     ) -> None: ...
+
+
+class DocumentStore(DocumentWriter, Protocol):
+    """The user's documents: records and their chunks, with dense and sparse vectors (sync calls;
+    an actor or a thread runs them)."""
+
+    def documents(self) -> list[Document]: ...
     def remove(self, document_id: str) -> bool: ...
     def chunk(self, document_id: str, index: int) -> DocumentHit | None: ...
     def search(

@@ -37,6 +37,7 @@ from fathom_ray.documents.ingest import add_paths
 from fathom_ray.documents.models import Chunk, Document
 from fathom_ray.documents.reading import files_under
 from fathom_ray.documents.service import Documents
+from fathom_ray.evidence.judge import EvidenceJudge
 from fathom_ray.ranking import rrf_fuse
 from fathom_ray.settings import DocsSettings, EmbedderSettings, QdrantSettings
 
@@ -95,13 +96,14 @@ async def quality(
 ) -> list[list[str]]:
     rows = []
     searcher = Documents(store, embedder, DocsSettings(), Path(tempfile.gettempdir()))
+    judge = EvidenceJudge(embedder)
     multi = [bool(q["multi_part"]) for q in questions]
     sets = sorted({str(q["set"]) for q in questions})
     for label, options in STAGES:
         started = time.monotonic()
         evidence = []
         for q in questions:
-            found = await retrieve(str(q["question"]), searcher, embedder, **options)  # type: ignore[arg-type]
+            found = await retrieve(str(q["question"]), searcher, embedder, judge, **options)  # type: ignore[arg-type]
             evidence.append([p.chunk.text for p in found.passages])
         per_question = (time.monotonic() - started) / len(questions)
         hits = full_hits(questions, evidence)

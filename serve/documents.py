@@ -85,7 +85,7 @@ def answer_record(result: AskResult) -> dict[str, Any]:
         ],
         "passages": [passage_record(n, p) for n, p in enumerate(result.passages, start=1)],
         "parts": list(result.parts),
-        "follow_up": result.follow_up,
+        "follow_ups": list(result.follow_ups),
         "stages_s": result.stages_s,
         "usage": {
             "calls": result.usage.calls,

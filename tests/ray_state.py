@@ -1,9 +1,11 @@
-"""What a test asks of Ray's state API: the live actors of this test's Ray, by name."""
+"""What a test asks of Ray's state API: the live actors of this test's Ray by name, finished tasks."""
 
 from __future__ import annotations
 
+import time
+
 import ray
-from ray.util.state import list_actors
+from ray.util.state import list_actors, list_tasks
 
 
 def alive(prefix: str) -> list[str]:
@@ -11,3 +13,16 @@ def alive(prefix: str) -> list[str]:
     address = ray.get_runtime_context().gcs_address  # this test's Ray, whatever else runs here
     actors = list_actors(address=address, filters=[("state", "=", "ALIVE")], limit=1000)
     return [str(a.name) for a in actors if (a.name or "").startswith(prefix)]
+
+
+def finished_tasks(name: str, at_least: int, timeout_s: float = 30.0) -> int:
+    """How many tasks named ``name`` Ray's state API reports finished, waiting (it hears of them a
+    moment late) until there are ``at_least`` or ``timeout_s`` has passed."""
+    address = ray.get_runtime_context().gcs_address
+    deadline = time.monotonic() + timeout_s
+    while True:
+        filters = [("name", "=", name), ("state", "=", "FINISHED")]
+        count = len(list_tasks(address=address, filters=filters, limit=1000))  # type: ignore[arg-type]
+        if count >= at_least or time.monotonic() > deadline:
+            return count
+        time.sleep(0.5)

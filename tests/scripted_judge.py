@@ -119,6 +119,12 @@ class ScriptedJudge:
         text = " ".join(c.claim for c in citations[:-1]) or "The sources do not say."
         return self._judged("answer", answers.SinglePassAnswer(answer=text, citations=citations))
 
+    async def rerank(self, question: str, pages: Sequence[ExtractedPage]) -> Judged[answers.Relevance]:
+        """Scores by how many of the question's words a passage holds (capped at 9)."""
+        words = {w for w in re.findall(r"[a-z0-9]+", question.lower()) if len(w) > 3}
+        scores = [float(min(9, len(words & set(re.findall(r"[a-z0-9]+", p.text.lower()))))) for p in pages]
+        return self._judged("rerank", answers.Relevance(scores=scores))
+
     async def grade(
         self, question: str, gold: str, aliases: Sequence[str], answer_text: str
     ) -> Judged[answers.Verdict]:

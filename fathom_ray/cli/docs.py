@@ -1,7 +1,8 @@
 """``fathom docs``: add, list, remove and search the user's own documents.
 
 These commands open the document store in this process (Qdrant under ``FATHOM_DATA_DIR/documents``,
-or the server of ``FATHOM_QDRANT__URL``) and embed with the packaged sentence embedder.
+or the server of ``FATHOM_QDRANT__URL``) and embed with the packaged sentence embedder; ``add --ray``
+(or ``--address``) ingests as Ray tasks instead, with the store and the embedder in actors.
 """
 
 from __future__ import annotations
@@ -19,9 +20,10 @@ from rich.table import Table
 
 from fathom_ray.adapters.llm_backends import ThreadedEmbedder, build_judge
 from fathom_ray.adapters.qdrant_documents import MODES, open_document_store
-from fathom_ray.cli.running import fail, settings_or_exit
+from fathom_ray.cli.running import fail, ray_error_cause, settings_or_exit, start_ray
 from fathom_ray.documents.ask import AskResult, ask
 from fathom_ray.documents.conversations import Conversations, Turn
+from fathom_ray.documents.ingest import Progress as IngestProgress
 from fathom_ray.documents.ingest import add_paths
 from fathom_ray.documents.models import AddOutcome
 from fathom_ray.documents.service import Documents
@@ -45,14 +47,17 @@ def _fail(error: Exception) -> NoReturn:
 
 
 @docs_app.command("add")
-def add(paths: Annotated[list[Path], typer.Argument(help="Files or folders (.txt .md .html .pdf).")]) -> None:
+def add(
+    paths: Annotated[list[Path], typer.Argument(help="Files or folders (.txt .md .html .pdf).")],
+    on_ray: Annotated[
+        bool, typer.Option("--ray", help="Ingest as Ray tasks (one per file) on a local Ray or --address.")
+    ] = False,
+    address: Annotated[
+        str | None, typer.Option(help="An existing Ray cluster to ingest on (implies --ray).")
+    ] = None,
+) -> None:
     """Add files (folders recursively); an unchanged file is skipped, a changed one replaced."""
     settings = _settings()
-    try:
-        store = open_store(settings)
-    except FathomError as e:
-        _fail(e)
-    embedder = ThreadedEmbedder(settings.embedder)
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
     with Progress(*columns, console=console, transient=True) as bar:
         task = bar.add_task("adding", total=None)
@@ -60,8 +65,13 @@ def add(paths: Annotated[list[Path], typer.Argument(help="Files or folders (.txt
         def advance(outcome: AddOutcome, number: int, total: int) -> None:
             bar.update(task, completed=number, total=total, description=Path(outcome.path).name)
 
-        outcomes = asyncio.run(add_paths(paths, store, embedder, settings.docs, advance))
-    store.close()
+        try:
+            if on_ray or address:
+                outcomes = add_on_ray(paths, settings, address, advance)
+            else:
+                outcomes = add_here(paths, settings, advance)
+        except FathomError as e:
+            _fail(e)
     for outcome in outcomes:
         if outcome.status == "failed":
             console.print(f"[red]failed[/red]     {outcome.path}: {outcome.error}")
@@ -72,6 +82,35 @@ def add(paths: Annotated[list[Path], typer.Argument(help="Files or folders (.txt
         _fail(FathomError("no supported files under the paths given (.txt .md .html .pdf)"))
     if all(o.status == "failed" for o in outcomes):
         raise typer.Exit(code=1)
+
+
+def add_here(paths: list[Path], settings: Settings, progress: IngestProgress) -> list[AddOutcome]:
+    """Ingestion in this process: the store opened here, the packaged embedder on this CPU."""
+    store = open_store(settings)
+    try:
+        return asyncio.run(
+            add_paths(paths, store, ThreadedEmbedder(settings.embedder), settings.docs, progress)
+        )
+    finally:
+        store.close()
+
+
+def add_on_ray(
+    paths: list[Path], settings: Settings, address: str | None, progress: IngestProgress
+) -> list[AddOutcome]:
+    """Ingestion as Ray tasks: an Embedder and a DocumentStore actor of their own, then one task per file."""
+    start_ray(address)
+    import ray  # noqa: PLC0415
+
+    from actors.ingestion import ingest_on_ray, start_document_parts  # noqa: PLC0415
+
+    try:
+        documents, embedder = start_document_parts(settings)
+        return ingest_on_ray(paths, documents, embedder, settings.docs, progress=progress)
+    except ray.exceptions.RayError as e:
+        raise FathomError(f"ingestion failed: {ray_error_cause(e)}") from e
+    finally:
+        ray.shutdown()
 
 
 @docs_app.command("ls")
@@ -130,7 +169,9 @@ def search(
 
 def ask_command(
     question: Annotated[str, typer.Argument(help="A question (up to 1,000 characters).")],
-    reflect: Annotated[bool, typer.Option(help="One follow-up search for names no passage holds.")] = True,
+    reflect: Annotated[
+        bool, typer.Option(help="Follow-up searches: names no passage holds, and leads the judge reads.")
+    ] = True,
     json_out: Annotated[bool, typer.Option("--json", help="Print the result as one JSON object.")] = False,
     conversation: Annotated[
         str | None, typer.Option(help="Ask within a conversation (its last 6 turns are kept).")
@@ -172,7 +213,7 @@ def trace_record(result: AskResult) -> dict[str, object]:
         "trace_id": result.trace_id,
         "question": result.question,
         "parts": list(result.parts),
-        "follow_up": result.follow_up,
+        "follow_ups": list(result.follow_ups),
         "stages_s": result.stages_s,
         "tokens_in": result.usage.prompt_tokens,
         "tokens_out": result.usage.completion_tokens,

@@ -3,11 +3,13 @@
 1. Plan: a multi-part question is split into up to ``MAX_PARTS`` standalone searches (the evidence
    judge's decomposition, no model); a simple question is searched as it is.
 2. Search: hybrid search per part, in parallel, ``CANDIDATES`` chunks each.
-3. Rerank: each chunk scored by its best sentence for the part (BM25 within the chunk, embedder
-   similarity, answer-type match: the evidence judge's sentence scores), fused with its search rank
-   by RRF; the best ``KEEP`` per part are kept.
+3. Rerank: the judge rates each chunk for the part (the evidence judge by its best sentence: BM25
+   within the chunk, embedder similarity, answer-type match; a model judge in one call scoring
+   0-9), fused with its search rank by RRF; the best ``KEEP`` per part are kept.
 4. Reflect: the question's names and identifiers ("PostgreSQL", "PEP 572") that no kept passage
-   holds get one follow-up search (``reflect=False`` skips it).
+   holds get a follow-up search; then the judge reads each search's best passages (its page
+   analysis) and asks for the searches their facts lead to (its query discovery: the second hop
+   of a multi-hop question). At most ``FOLLOW_UPS``; ``reflect=False`` skips the stage.
 5. Evidence: passages de-duplicated, capped at ``MAX_PASSAGES``, numbered; the judge answers from
    them alone and every citation must quote its numbered passage (one that does not is dropped).
 
@@ -17,7 +19,7 @@ Every request has a trace id, stage timings and the judge's token count and cost
 from __future__ import annotations
 
 import asyncio
-import re
+import logging
 import time
 import uuid
 from collections.abc import Callable, Sequence
@@ -27,23 +29,21 @@ from typing import Any
 from fathom_ray.documents.models import DocumentHit
 from fathom_ray.errors import InvalidRequestError
 from fathom_ray.evidence.decompose import decompose, standalone
-from fathom_ray.evidence.passages import Question, SentenceIndex, score_sentences
 from fathom_ray.evidence.queries import identifiers
-from fathom_ray.evidence.sentences import split_sentences
 from fathom_ray.evidence.terms import keywords
 from fathom_ray.llm import answers
-from fathom_ray.models import ExtractedPage, Usage
+from fathom_ray.models import ChecklistItem, ExtractedPage, Fact, Usage
 from fathom_ray.ports import DocumentSearch, Embedder, JudgePort
 from fathom_ray.ranking import rrf_fuse_scores
 
+logger = logging.getLogger(__name__)
 MAX_QUESTION_CHARS = 1_000
 MAX_PARTS = 4
 CANDIDATES = 20
 KEEP = 5
 MAX_PASSAGES = 8
-SENTENCES_EMBEDDED = 8
-HOP_PASSAGES = 3
-_VERSION = re.compile(r"v?\d+(?:\.\d+)+")
+FOLLOW_UPS = 2  # follow-up searches of the reflect stage
+READ_PER_SEARCH = 3  # passages of each search the judge reads to reflect
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +61,7 @@ class AskResult:
     citations: tuple[Cited, ...]
     passages: tuple[DocumentHit, ...]
     parts: tuple[str, ...]
-    follow_up: str | None
+    follow_ups: tuple[str, ...]
     stages_s: dict[str, float] = field(default_factory=dict)
     usage: Usage = field(default_factory=Usage)
     judge_failure: str = ""
@@ -107,7 +107,7 @@ def plan(question: str) -> list[str]:
 class Retrieved:
     parts: tuple[str, ...]
     passages: tuple[DocumentHit, ...]
-    follow_up: str | None
+    follow_ups: tuple[str, ...]
     stages_s: dict[str, float]
 
 
@@ -115,6 +115,7 @@ async def retrieve(
     question: str,
     store: DocumentSearch,
     embedder: Embedder,
+    judge: JudgePort,
     *,
     mode: str = "hybrid",
     rerank: bool = True,
@@ -139,23 +140,23 @@ async def retrieve(
     clock = time.monotonic()
     keep = KEEP if len(parts) > 1 else MAX_PASSAGES
     kept = [
-        await best(p, hits, embedder, keep) if rerank else hits[:keep]
+        await best(p, hits, judge, keep) if rerank else hits[:keep]
         for p, hits in zip(parts, found, strict=True)
     ]
     stages["rerank"] = time.monotonic() - clock
     tell("rerank", {"kept": [len(hits) for hits in kept]})
 
-    follow_up = None
+    follow_ups: list[str] = []
     if reflect:
         clock = time.monotonic()
-        follow_up = missing_query(question, [h for hits in kept for h in hits]) or hop_query(parts, kept)
-        if follow_up:
-            more = await search(follow_up, store, embedder, width, mode)
+        follow_ups = await reflect_queries(question, parts, kept, judge)
+        more = await asyncio.gather(*(search(q, store, embedder, width, mode) for q in follow_ups))
+        for n, (query, hits) in enumerate(zip(follow_ups, more, strict=True), start=1):
             # what was missing comes right after the question's own best
-            kept.insert(1, await best(follow_up, more, embedder) if rerank else more[:KEEP])
+            kept.insert(n, await best(query, hits, judge) if rerank else hits[:KEEP])
         stages["reflect"] = time.monotonic() - clock
-        tell("reflect", {"follow_up": follow_up})
-    return Retrieved(tuple(parts), tuple(evidence(kept)), follow_up, stages)
+        tell("reflect", {"follow_ups": follow_ups})
+    return Retrieved(tuple(parts), tuple(evidence(kept)), tuple(follow_ups), stages)
 
 
 async def ask(
@@ -177,7 +178,7 @@ async def ask(
     asked = standalone(question, list(history)) if history else question
     trace_id = uuid.uuid4().hex[:16]
     found = await retrieve(
-        asked, store, embedder, rerank=rerank, reflect=reflect, use_plan=use_plan, on_stage=on_stage
+        asked, store, embedder, judge, rerank=rerank, reflect=reflect, use_plan=use_plan, on_stage=on_stage
     )
     if on_stage is not None:
         on_stage("passages", {"passages": [passage_record(n, p) for n, p in enumerate(found.passages, 1)]})
@@ -191,7 +192,7 @@ async def ask(
         citations,
         found.passages,
         found.parts,
-        found.follow_up,
+        found.follow_ups,
         {k: round(v, 4) for k, v in stages.items()},
         usage,
         failure,
@@ -207,19 +208,20 @@ async def search(
 
 
 async def best(
-    part: str, hits: Sequence[DocumentHit], embedder: Embedder, keep: int = KEEP
+    part: str, hits: Sequence[DocumentHit], judge: JudgePort, keep: int = KEEP
 ) -> list[DocumentHit]:
-    """The ``keep`` hits whose best sentence answers ``part`` best, fused with their search order."""
+    """The ``keep`` hits the judge rates best for ``part`` (its rerank: the evidence judge's
+    sentence scores, or one model call scoring 0-9), fused with their search order by RRF. A
+    rerank that fails keeps the search order."""
     if not hits:
         return []
-    question = Question.of("Q1", part)
-    sentence_scores: dict[int, float] = {}
-    for n, hit in enumerate(hits):
-        index = SentenceIndex(split_sentences(hit.chunk.text), hit.title)
-        scores = await score_sentences(index, [question], embedder.embed, SENTENCES_EMBEDDED)
-        sentence_scores[n] = max((s.fused for s in scores), default=0.0)
-    fused = rrf_fuse_scores([{n: -float(n) for n in range(len(hits))}, sentence_scores])
-    order = sorted(range(len(hits)), key=lambda n: (-fused[n], n))
+    judged = await judge.rerank(part, [_page(hit) for hit in hits])
+    if judged.answer is None:
+        logger.warning("rerank failed, search order kept: %s", judged.failure)
+        return list(hits[:keep])
+    rated = dict(enumerate(judged.answer.scores))
+    fused = rrf_fuse_scores([{n: -float(n) for n in range(len(hits))}, rated])
+    order = sorted(range(len(hits)), key=lambda n: (-fused.get(n, 0.0), n))
     return [hits[n] for n in order[:keep]]
 
 
@@ -233,27 +235,48 @@ def missing_query(question: str, passages: Sequence[DocumentHit]) -> str | None:
     return " ".join([*missing, *extra[:4]])
 
 
-def hop_query(parts: Sequence[str], kept: Sequence[Sequence[DocumentHit]]) -> str | None:
-    """For a part that leans on another ("that other engine", marked by the context decomposition
-    added in brackets), the name the other parts' best passages hold that the question does not
-    say, joined to the part's own words: the second hop of a multi-hop question, or None."""
-    leaning = [n for n, part in enumerate(parts) if " (" in part]
-    if not leaning:
-        return None
-    asked = " ".join(parts).lower()
-    weight: dict[str, float] = {}
-    for n, hits in enumerate(kept):
-        if n in leaning:
-            continue
-        for rank, hit in enumerate(hits[:HOP_PASSAGES]):
-            for name in identifiers(hit.chunk.text):
-                if name.lower() not in asked and not _VERSION.fullmatch(name):
-                    weight[name] = weight.get(name, 0.0) + 1.0 / (rank + 1)
-    if not weight:
-        return None
-    name = min(weight, key=lambda k: (-weight[k], k))
-    own = parts[leaning[0]].split(" (", 1)[0]
-    return " ".join([name, *keywords(own)[:5]])
+async def reflect_queries(
+    question: str, parts: Sequence[str], kept: Sequence[Sequence[DocumentHit]], judge: JudgePort
+) -> list[str]:
+    """Up to ``FOLLOW_UPS`` follow-up searches: first the question's names that no kept passage
+    holds; then what the judge asks after reading each search's best ``READ_PER_SEARCH``
+    passages for the question's parts (its page analysis gives facts with their evidence, its
+    query discovery the searches they lead to: the name a part leans on, "that other engine",
+    joined to the part's own words, before plainer ones). Searches already made are not repeated."""
+    wanted: list[str] = []
+    if missing := missing_query(question, [h for hits in kept for h in hits]):
+        wanted.append(missing)
+    items = [ChecklistItem(f"Q{n}", part) for n, part in enumerate(parts[1:] or parts, start=1)]
+    read: dict[str, DocumentHit] = {}
+    for hits in kept:
+        for h in hits[:READ_PER_SEARCH]:
+            read.setdefault(h.chunk.source, h)
+    analyses = await asyncio.gather(
+        *(judge.analyse_page(question, items, (), _page(h)) for h in read.values())
+    )
+    facts = [
+        Fact(f"F{n}-{m}", c.claim, c.evidence, hit.chunk.source, tuple(c.checklist_ids), c.confidence)
+        for n, (hit, judged) in enumerate(zip(read.values(), analyses, strict=True))
+        if judged.answer is not None
+        for m, c in enumerate(judged.answer.facts)
+    ]
+    asked = await judge.discover_queries(question, items, list(parts), FOLLOW_UPS, facts)
+    wanted += asked.answer.queries if asked.answer is not None else []
+    done = {_key(p) for p in parts}
+    queries: list[str] = []
+    for query in wanted:
+        if _key(query) not in done and len(queries) < FOLLOW_UPS:
+            done.add(_key(query))
+            queries.append(query)
+    return queries
+
+
+def _key(query: str) -> str:
+    return " ".join(sorted(query.lower().split()))
+
+
+def _page(hit: DocumentHit) -> ExtractedPage:
+    return ExtractedPage(hit.chunk.source, hit.title, hit.chunk.text)
 
 
 def evidence(kept: Sequence[Sequence[DocumentHit]]) -> list[DocumentHit]:

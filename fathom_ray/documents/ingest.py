@@ -18,7 +18,7 @@ from fathom_ray.documents.chunking import chunk_document
 from fathom_ray.documents.models import AddOutcome, Chunk, Document
 from fathom_ray.documents.reading import DocumentText, files_under, read_document
 from fathom_ray.errors import DocumentError, StoreError
-from fathom_ray.ports import DocumentStore, Embedder
+from fathom_ray.ports import DocumentWriter, Embedder
 from fathom_ray.settings import DocsSettings
 from fathom_ray.untrusted import instruction_flags, redact_secrets, strip_invisible
 
@@ -48,7 +48,7 @@ def embedding_text(document: DocumentText, chunk: Chunk, contextual: bool) -> st
 
 async def add_paths(
     paths: Sequence[Path],
-    store: DocumentStore,
+    store: DocumentWriter,
     embedder: Embedder,
     settings: DocsSettings,
     progress: Progress | None = None,
@@ -65,7 +65,7 @@ async def add_paths(
 
 
 async def add_file(
-    path: Path, store: DocumentStore, embedder: Embedder, settings: DocsSettings
+    path: Path, store: DocumentWriter, embedder: Embedder, settings: DocsSettings
 ) -> AddOutcome:
     try:
         text, data = await asyncio.to_thread(read_document, path, settings.max_bytes)

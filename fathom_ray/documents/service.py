@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from fathom_ray.documents.ingest import Progress, add_file, add_paths
-from fathom_ray.documents.models import AddOutcome, Document, DocumentHit
+from fathom_ray.documents.models import AddOutcome, Chunk, Document, DocumentHit
 from fathom_ray.documents.reading import SUFFIXES
 from fathom_ray.ports import DocumentStore, Embedder
 from fathom_ray.settings import DocsSettings
@@ -44,6 +44,14 @@ class Documents:
 
     async def chunk(self, document_id: str, index: int) -> DocumentHit | None:
         return await asyncio.to_thread(self._store.chunk, document_id, index)
+
+    async def document(self, document_id: str) -> Document | None:
+        return await asyncio.to_thread(self._store.document, document_id)
+
+    async def put(
+        self, document: Document, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
+    ) -> None:
+        await asyncio.to_thread(self._store.put, document, chunks, vectors)
 
     async def list_documents(self) -> list[Document]:
         return await asyncio.to_thread(self._store.documents)

@@ -170,6 +170,18 @@ class EvidenceJudge:
         text = " ".join(c.claim for c in citations[: len(items) + 1])[:1500] or "The sources do not say."
         return self._judged("answer", answers.SinglePassAnswer(answer=text, citations=citations), started)
 
+    async def rerank(self, question: str, pages: Sequence[ExtractedPage]) -> Judged[answers.Relevance]:
+        """Each passage scored by its best sentence for the question (BM25 within it, embedder
+        similarity, answer-type match: the fused score of ``passages``), as 0-9."""
+        started = time.monotonic()
+        asked = [Question.of("Q1", question)]
+        scores: list[float] = []
+        for page in pages[: answers.MAX_RERANKED]:
+            found = await score_sentences(_index_of(page), asked, self._embed, MAX_EMBEDDED)
+            best = max((s.fused for s in found), default=0.0)
+            scores.append(round(9.0 * min(1.0, max(0.0, best)), 4))
+        return self._judged("rerank", answers.Relevance(scores=scores), started)
+
     async def grade(
         self, question: str, gold: str, aliases: Sequence[str], answer_text: str
     ) -> Judged[answers.Verdict]:

@@ -7,13 +7,15 @@ recorded as a failure.
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 Short = Annotated[str, Field(min_length=1, max_length=300)]
 Id = Annotated[str, Field(min_length=1, max_length=16)]
 Unit = Annotated[float, Field(ge=0.0, le=1.0)]
+MAX_RERANKED = 40  # sources one rerank call scores
 
 
 class Answer(BaseModel):
@@ -90,6 +92,23 @@ class SinglePassAnswer(Answer):
 
     answer: Annotated[str, Field(max_length=1500)]
     citations: list[Citation] = Field(default_factory=list, max_length=12)
+
+
+class Relevance(Answer):
+    """rerank: how well each numbered source answers the question, 0 (not at all) to 9 (states it)."""
+
+    scores: list[Annotated[float, Field(ge=0.0, le=9.0)]] = Field(max_length=MAX_RERANKED)
+
+    @classmethod
+    def for_sources(cls, count: int) -> type[Relevance]:
+        """The answer for ``count`` sources: exactly one score each, so decoding cannot skip one."""
+        return _relevance_for(min(count, MAX_RERANKED))
+
+
+@cache
+def _relevance_for(count: int) -> type[Relevance]:
+    scores = (list[Annotated[float, Field(ge=0.0, le=9.0)]], Field(min_length=count, max_length=count))
+    return create_model(f"Relevance{count}", __base__=Relevance, scores=scores)
 
 
 class Verdict(Answer):

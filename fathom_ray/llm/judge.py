@@ -164,6 +164,13 @@ class Judge:
         messages = prompts.answer(question, pages, self._page_chars * 3 // 2)
         return await self._call("answer", messages, answers.SinglePassAnswer)
 
+    async def rerank(self, question: str, pages: Sequence[ExtractedPage]) -> Judged[answers.Relevance]:
+        """One call scoring every passage 0-9 (at most ``MAX_RERANKED``; each cut to share three pages)."""
+        shown = pages[: answers.MAX_RERANKED]
+        each = max(300, self._page_chars * 3 // max(1, len(shown)))
+        messages = prompts.rerank(question, shown, each)
+        return await self._call("rerank", messages, answers.Relevance.for_sources(len(shown)))
+
     async def grade(
         self, question: str, gold: str, aliases: Sequence[str], answer_text: str
     ) -> Judged[answers.Verdict]:

@@ -128,6 +128,15 @@ def answer(question: str, pages: Sequence[ExtractedPage], total_chars: int) -> t
     return _messages("answer", question=_safe_line(question, 2000), sources=sources or "(no sources)")
 
 
+def rerank(question: str, pages: Sequence[ExtractedPage], chars_each: int) -> tuple[Message, ...]:
+    """Scoring candidate passages for a question: each a numbered source of at most ``chars_each``."""
+    sources = "\n\n".join(
+        frame(f"S{n}", page.url, page.title, make_safe(page.text, chars_each).text)
+        for n, page in enumerate(pages, start=1)
+    )
+    return _messages("rerank", question=_safe_line(question, 2000), count=str(len(pages)), sources=sources)
+
+
 def grade(
     question: str, gold: str, aliases: Sequence[str], answer_text: str, answer_chars: int
 ) -> tuple[Message, ...]:

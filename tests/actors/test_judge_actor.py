@@ -62,12 +62,15 @@ def test_every_judgement_type(judge: Handle) -> None:
         (judge.discover_queries.remote("SQLite 3.7.0", CHECKLIST, ["sqlite 3.7.0"], 3), answers.Queries),
         (judge.judge_completeness.remote("SQLite 3.7.0", CHECKLIST, FACTS), answers.Completeness),
         (judge.compose.remote("SQLite 3.7.0", CHECKLIST, FACTS), answers.Report),
+        (judge.rerank.remote("When was SQLite 3.7.0 released?", [PAGE, PAGE]), answers.Relevance),
     ]
     results = ray.get([ref for ref, _ in calls], timeout=600)
     for judged, (_, model) in zip(results, calls, strict=True):
         settled(judged, model)
     assert sum(r.ok for r in results) >= 3  # the engine constrains decoding to the schema
     assert "override" in results[1].flags
+    if results[5].ok:  # decoding is held to one score per passage
+        assert len(results[5].answer.scores) == 2
     usage: Usage = ray.get(judge.usage.remote())
     assert usage.prompt_tokens > 0
     assert usage.completion_tokens > 0

@@ -3,19 +3,22 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
 
 from fathom_ray.adapters.llm_backends import ThreadedEmbedder
 from fathom_ray.adapters.qdrant_documents import QdrantDocumentStore
-from fathom_ray.documents.ask import ask, missing_query
+from fathom_ray.documents.ask import ask, best, missing_query
 from fathom_ray.documents.ingest import add_paths, document_id
 from fathom_ray.documents.models import AddOutcome, Chunk, Document
 from fathom_ray.documents.service import Documents
 from fathom_ray.errors import InvalidRequestError
 from fathom_ray.evidence.judge import EvidenceJudge
+from fathom_ray.llm import answers
+from fathom_ray.llm.judge import Judged, JudgeFailure
+from fathom_ray.models import ExtractedPage
 from fathom_ray.settings import DocsSettings, EmbedderSettings, QdrantSettings
 
 pytestmark = pytest.mark.integration
@@ -196,3 +199,29 @@ def test_ask_checks_its_question_and_says_when_nothing_bears_on_it(
     empty = asyncio.run(ask("What is WAL?", service(store, embedder), embedder, evidence_judge(embedder)))
     assert empty.passages == ()
     assert empty.answer == "No passage of the documents bears on the question."
+
+
+class _RerankFails(EvidenceJudge):
+    async def rerank(self, question: str, pages: Sequence[ExtractedPage]) -> Judged[answers.Relevance]:
+        return Judged("rerank", None, JudgeFailure("invalid_json", "scores: too short", 2))
+
+
+def test_rerank_is_the_judges_and_a_failed_one_keeps_the_search_order(
+    tmp_path: Path, store: QdrantDocumentStore, embedder: ThreadedEmbedder
+) -> None:
+    add(corpus(tmp_path / "notes"), store, embedder)
+    question = "Why did the engine of the automobile refuse to turn over?"
+    vector = asyncio.run(embedder.embed([question]))[0]
+    hits = store.search(question, vector, 20)
+    assert len(hits) >= 2
+    judge = evidence_judge(embedder)
+    reranked = asyncio.run(best(question, hits, judge, len(hits)))
+    assert sorted(h.chunk.source for h in reranked) == sorted(h.chunk.source for h in hits)
+    assert reranked[0].chunk.text == CAR
+    scores = asyncio.run(
+        judge.rerank(question, [ExtractedPage(h.chunk.source, h.title, h.chunk.text) for h in hits])
+    )
+    assert scores.answer is not None
+    assert all(0.0 <= s <= 9.0 for s in scores.answer.scores)
+    kept = asyncio.run(best(question, hits, _RerankFails(embedder), 2))
+    assert [h.chunk.source for h in kept] == [h.chunk.source for h in hits[:2]]  # search order, not nothing

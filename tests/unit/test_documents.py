@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 from pathlib import Path
 
 import pytest
 from pypdf import PdfWriter
 
-from fathom_ray.documents.ask import evidence, hop_query, missing_query
+from fathom_ray.documents.ask import FOLLOW_UPS, evidence, missing_query, reflect_queries
 from fathom_ray.documents.chunking import chunk_document
 from fathom_ray.documents.conversations import Conversations, Turn
 from fathom_ray.documents.ingest import document_id, embedding_text, flags_of
@@ -16,6 +17,7 @@ from fathom_ray.documents.models import Chunk, DocumentHit
 from fathom_ray.documents.reading import DocumentText, files_under, read_document
 from fathom_ray.documents.sparse import document_vector, query_vector, term_index
 from fathom_ray.errors import DocumentError, InvalidRequestError
+from fathom_ray.evidence.judge import EvidenceJudge
 
 SENTENCE = "The write-ahead log keeps readers and the writer apart while a transaction commits."
 
@@ -145,18 +147,29 @@ def hit(text: str, document: str = "d") -> DocumentHit:
     return DocumentHit(Chunk(document, 0, text, "", 0, len(text)), "T", 1.0)
 
 
-def test_the_hop_query_names_what_the_other_parts_found() -> None:
+def test_reflecting_follows_what_the_judge_reads_in_the_best_passages() -> None:
     parts = [
         "SQLite modelled RETURNING on another engine; which commands of that engine take it?",
         "Since which SQLite version is RETURNING supported?",
         "Which commands of that other engine take an optional RETURNING clause (SQLite modelled)?",
     ]
     found = hit(
-        "The RETURNING syntax has been supported since version 3.35.0. It is modelled after PostgreSQL."
+        "SQLite has supported the RETURNING syntax since version 3.35.0. "
+        "The syntax for RETURNING is modelled after PostgreSQL."
     )
-    kept = [[found], [found], [hit("Nothing here.")]]
-    assert hop_query(parts, kept) == "PostgreSQL commands engine optional RETURNING clause"
-    assert hop_query(parts[:2], kept[:2]) is None  # no part leans on another
+    kept = [[found], [found], [hit("Nothing here.", "e")]]
+    judge = EvidenceJudge(None)  # BM25 and answer types: no embedder needed
+    queries = asyncio.run(reflect_queries(parts[0], parts, kept, judge))
+    # the second hop: the engine the passage names, joined to the leaning part's own words
+    assert queries[0].startswith("PostgreSQL ")
+    assert "RETURNING" in queries[0]
+    assert len(queries) <= FOLLOW_UPS
+    assert all(q not in parts for q in queries)
+    # a name the question says that no passage holds is searched first
+    asked = asyncio.run(
+        reflect_queries("Does MySQL take RETURNING?", ["Does MySQL take RETURNING?"], kept, judge)
+    )
+    assert asked[0] == "MySQL RETURNING"
     assert missing_query("Does PostgreSQL take it?", [found]) is None
     assert missing_query("Does MySQL take it?", [found]) == "MySQL"
 

@@ -133,3 +133,26 @@ def test_schemas_bound_every_list() -> None:
     schema = answers.PageAnalysis.schema_for_decoding()
     assert schema["properties"]["facts"]["maxItems"] == 12
     assert schema["additionalProperties"] is False
+
+
+def test_rerank_scores_every_source_in_one_call_and_a_short_list_is_retried() -> None:
+    other = ExtractedPage("doc://d1#0", "WAL", "Write-ahead logging arrived with SQLite 3.7.0.")
+    judge, backend = judge_with([json.dumps({"scores": [7]}), json.dumps({"scores": [2, 9]})])
+    judged = asyncio.run(judge.rerank("When did SQLite add WAL?", [PAGE, other]))
+    assert judged.answer is not None
+    assert judged.answer.scores == [2.0, 9.0]
+    assert len(backend.requests) == 2  # one score for two sources is not an answer
+    schema = backend.requests[0].schema
+    assert schema["properties"]["scores"]["minItems"] == schema["properties"]["scores"]["maxItems"] == 2
+    _, user = backend.requests[0].messages
+    assert user.content.count("<source") == 2  # each passage framed as data
+    assert "<|im_start|>" not in user.content
+    assert "give exactly 2 scores" in user.content
+
+
+def test_rerank_out_of_range_scores_are_a_typed_failure() -> None:
+    judge, _ = judge_with([json.dumps({"scores": [12]})] * 2, max_retries=1)
+    judged = asyncio.run(judge.rerank("When?", [PAGE]))
+    assert judged.answer is None
+    assert judged.failure is not None
+    assert judged.failure.kind == "invalid_json"
