@@ -76,8 +76,14 @@ class FrontierService:
         self._graph().save_frontier(session_id, self._pool(session_id))
 
     def close(self, session_id: str) -> None:
-        self.checkpoint(session_id)
-        self._pools.pop(session_id, None)
+        """Save the session's pool and let go of it (a later call for the session reloads it)."""
+        if session_id in self._pools:
+            self.checkpoint(session_id)
+            self._pools.pop(session_id, None)
+
+    def sessions(self) -> list[str]:
+        """The sessions whose pools are held in memory now."""
+        return list(self._pools)
 
 
 def frontier_actor(name: str | None = None) -> Any:

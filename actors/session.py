@@ -221,6 +221,10 @@ class SessionService:
             self._events.emit_error(state.stop_reason)
             await memory.checkpoint(state, self._events.take_unsaved())
             raise
+        finally:
+            # the frontier keeps a session's pool only while it runs (it is saved, so a retried run
+            # reloads it); sent outside this task, so a cancelled run still lets go of it
+            detached(lambda: self._handles.frontier.close.remote(self._session_id))
         if reports is not None:
             await reports.finish(state)
         return SessionOutcome(state)

@@ -226,4 +226,26 @@ def test_a_run_cancelled_from_outside_is_recorded_as_cancelled(scripted_engine: 
     assert saved.status == "cancelled"
     stored = ray.get(engine.handles.memory.events.remote(session_id))
     assert stored[-1].type is EventType.ERROR
+    assert frontier_lets_go(engine, session_id)  # the cancelled run's pool is released too
     ray.kill(actor)
+
+
+def frontier_lets_go(engine: Engine, session_id: str, timeout_s: float = 30.0) -> bool:
+    """Whether the frontier actor stops holding ``session_id``'s pool within ``timeout_s``."""
+    deadline = time.monotonic() + timeout_s
+    while session_id in ray.get(engine.handles.frontier.sessions.remote()):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
+    return True
+
+
+def test_an_ended_session_leaves_no_pool_in_the_frontier(scripted_engine: tuple[Engine, Any]) -> None:
+    engine, judge = scripted_engine
+    ray.get(judge.configure.remote(satisfy=True))
+    state, _ = session(engine, ResearchRequest(GOAL, depth="glance"))
+    assert state.status == "complete"
+    assert frontier_lets_go(engine, state.session_id)
+    # what it held was saved first: a later call for the session finds its fetched pages again
+    known = ray.get(engine.handles.frontier.known.remote(state.session_id))
+    assert {p.url for p in state.pages} <= set(known)
