@@ -7,14 +7,20 @@ text it also runs trafilatura's balanced mode and keeps the longer of the two
 docs/benchmarks.md). When trafilatura finds nothing or fails, the visible
 text of the main element is taken with selectolax. PDFs go through pypdf.
 Time bounds live in the ExtractorPool actor, which runs this in a worker
-process it can kill.
+process it can kill; two guards keep hostile pages from reaching it: HTML
+nested deeper than ``MAX_DEPTH`` (parsers slow down with depth: 100,000 nested
+divs take lexbor half a minute) is flattened to its text by a linear scan, and
+a page of more than ``MAX_TAGS_FOR_TRAFILATURA`` tags (a page of 100,000 links)
+skips trafilatura for selectolax's linear-time text.
 """
 
 from __future__ import annotations
 
+import html as entities
 import io
 import json
 import logging
+import re
 from urllib.parse import urljoin
 
 import trafilatura
@@ -36,17 +42,35 @@ CLOSE_SHARE = 1.1  # balanced text at most this much longer than precise: notes,
 NOISE = "script,style,noscript,nav,header,footer,aside,form,[role=navigation]"
 BLOCKS = frozenset({"p", "li", "td", "dd", "dt", "blockquote", "h1", "h2", "h3", "h4", "figcaption"})
 CONTEXT_DEPTH = 3
+MAX_DEPTH = 512  # element nesting; real pages stay under 100
+MAX_TAGS_FOR_TRAFILATURA = 60_000  # the largest documentation pages hold about 50,000
+_TAG = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9-]*)[^>]*?(/?)>")
+_TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
+# void elements, and those whose end tag may be left out: they do not count towards the depth
+_UNCOUNTED = frozenset(
+    (
+        *("area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track"),
+        *("wbr", "p", "li", "dt", "dd", "tr", "td", "th", "thead", "tbody", "tfoot", "option"),
+        *("optgroup", "colgroup", "caption", "rb", "rt", "rp"),
+    )
+)
+_ANY_TAG = re.compile(r"<[^>]*>")
 
 
 def extract_main_text(html: str, url: str) -> ExtractedPage:
     """The page at ``url`` reduced to its title, main text, links and metadata."""
     html = html[:MAX_HTML_CHARS]
+    tags, depth = tag_shape(html)
+    if depth > MAX_DEPTH:
+        return _flattened(html, url)
     tree = LexborHTMLParser(html)
     base = _base_url(tree, url)
     links = _links(tree, base, url)
     metadata = _metadata(tree)
     title = _title(tree)
-    text, method = _trafilatura_text(html, url, _paragraph_chars(tree))
+    text, method = "", ""
+    if tags <= MAX_TAGS_FOR_TRAFILATURA:
+        text, method = _trafilatura_text(html, url, _paragraph_chars(tree))
     if not text:
         text, method = _visible_text(tree), "selectolax"
     return ExtractedPage(url, title, text, links, metadata, method)
@@ -54,10 +78,39 @@ def extract_main_text(html: str, url: str) -> ExtractedPage:
 
 def extract_visible_text(html: str, url: str) -> ExtractedPage:
     """The selectolax path alone: linear-time, for when trafilatura ran out of time."""
-    tree = LexborHTMLParser(html[:MAX_HTML_CHARS])
+    html = html[:MAX_HTML_CHARS]
+    if tag_shape(html)[1] > MAX_DEPTH:
+        return _flattened(html, url)
+    tree = LexborHTMLParser(html)
     links = _links(tree, _base_url(tree, url), url)
     metadata, title = _metadata(tree), _title(tree)
     return ExtractedPage(url, title, _visible_text(tree), links, metadata, "selectolax")
+
+
+def tag_shape(html: str) -> tuple[int, int]:
+    """How many elements ``html`` opens and how deep they nest, by one linear scan (no parser)."""
+    opened = depth = deepest = 0
+    for found in _TAG.finditer(html):
+        closing, name, self_closing = found.group(1), found.group(2).lower(), found.group(3)
+        opened += not closing
+        if name in _UNCOUNTED or self_closing:
+            continue
+        if closing:
+            depth = max(0, depth - 1)
+        else:
+            depth += 1
+            deepest = max(deepest, depth)
+    return opened, deepest
+
+
+def _flattened(html: str, url: str) -> ExtractedPage:
+    """A page nested too deep to parse in time: its text with the tags taken out, no links."""
+    title = _TITLE.search(html)
+    body = _TITLE.sub(" ", html)
+    lines = (" ".join(line.split()) for line in entities.unescape(_ANY_TAG.sub("\n", body)).splitlines())
+    text = "\n".join(line for line in lines if line)
+    name = " ".join(entities.unescape(title.group(1)).split()) if title else ""
+    return ExtractedPage(url, name, text, (), PageMetadata(), "flattened")
 
 
 def _trafilatura_text(html: str, url: str, paragraph_chars: int) -> tuple[str, str]:

@@ -4,8 +4,11 @@ Chromium sends every request through it, each redirect hop and subresource
 a request of its own, so every hop is resolved through the network map,
 checked against the URL policy and connected to the address that was
 checked. A refused request gets a 403 carrying ``X-Fathom-Refused``; bodies
-past the size limit are cut off. HTTPS goes through CONNECT, checked by host.
-What the proxy saw is kept per URL for the fetcher to explain failures.
+past the size limit are cut off. Upstream is asked for bodies as they are
+(``Accept-Encoding: identity``), so the limit counts what Chromium decodes;
+a compressed body sent anyway (a gzip bomb) is refused as too large. HTTPS
+goes through CONNECT, checked by host. What the proxy saw is kept per URL
+for the fetcher to explain failures.
 """
 
 from __future__ import annotations
@@ -123,8 +126,11 @@ class EgressProxy:
         if parts.query:
             path += "?" + parts.query
         headers = [
-            line for line in header_lines if line and line.split(":", 1)[0].strip().lower() not in HOP_BY_HOP
+            line
+            for line in header_lines
+            if line and line.split(":", 1)[0].strip().lower() not in (*HOP_BY_HOP, "accept-encoding")
         ]
+        headers.append("Accept-Encoding: identity")  # what is counted against the limit is what is decoded
         up_writer.write(f"{method} {path} HTTP/1.1\r\n".encode("latin-1"))
         up_writer.write("".join(f"{line}\r\n" for line in [*headers, "Connection: close"]).encode("latin-1"))
         up_writer.write(b"\r\n")
@@ -163,9 +169,14 @@ class EgressProxy:
         status = int(status_line.split(" ", 2)[1])
         declared = int(fields.get("content-length", "0") or 0)
         seen = Seen(status=status, content_type=fields.get("content-type", ""))
-        if declared > self._max_body_bytes:
+        encoding = fields.get("content-encoding", "identity").lower()
+        if declared > self._max_body_bytes or encoding != "identity":
             self._remember(url, Seen(seen.status, seen.content_type, too_large=True))
-            reason = f"{declared} bytes declared, limit {self._max_body_bytes}"
+            reason = (
+                f"{declared} bytes declared, limit {self._max_body_bytes}"
+                if encoding == "identity"
+                else f"a {encoding}-encoded body not asked for: its decoded size is unbounded"
+            )
             await _refuse(writer, 502, reason, header=TOO_LARGE_HEADER)
             return
         self._remember(url, seen)

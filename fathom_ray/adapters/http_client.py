@@ -177,7 +177,12 @@ class SafeHttpClient:
         port = (route.port if route else None) or parts.port or (443 if parts.scheme == "https" else 80)
         target = httpx.URL(url).copy_with(host=address, port=port)
         extensions = {"sni_hostname": host} if parts.scheme == "https" else {}
-        headers = {"Host": parts.netloc, "User-Agent": self._settings.user_agent, "Accept": "*/*"}
+        headers = {
+            "Host": parts.netloc,
+            "User-Agent": self._settings.user_agent,
+            "Accept": "*/*",
+            "Accept-Encoding": "identity",  # the size limit counts the body as it is
+        }
         return self._client.build_request("GET", target, headers=headers, extensions=extensions)
 
     async def _read(
@@ -199,6 +204,12 @@ class SafeHttpClient:
             wanted = "JSON" if rules.json_only else "HTML, text or PDF"
             raise _FetchFailedError(
                 FetchStatus.UNSUPPORTED_TYPE, f"content type {content_type!r} is not {wanted}"
+            )
+        encoding = response.headers.get("content-encoding", "identity").lower()
+        if encoding != "identity":  # decoding could make a small body unboundedly large (a gzip bomb)
+            raise _FetchFailedError(
+                FetchStatus.TOO_LARGE,
+                f"a {encoding}-encoded body not asked for: its decoded size is unbounded",
             )
         declared = int(response.headers.get("content-length", "0") or 0)
         if declared > max_bytes and not rules.truncate:

@@ -221,14 +221,19 @@ class PlaywrightFetcher:
                 content_type=seen.content_type,
                 error=f"content type {seen.content_type!r} is not HTML, text or PDF",
             )
-        if "ERR_TOO_MANY_REDIRECTS" in message:
-            return FetchResult(url, FetchStatus.TOO_MANY_REDIRECTS, error=message)
-        return FetchResult(url, FetchStatus.NETWORK_ERROR, error=message)
+        status = next((s for code, s in _NET_ERRORS.items() if code in message), FetchStatus.NETWORK_ERROR)
+        return FetchResult(url, status, error=message)
 
     def _crashed(self, url: str, error: Error) -> FetchResult:
         logger.warning("browser lost while fetching %s: %s", url, error, extra={"url": url})
         self._context = None
         return FetchResult(url, FetchStatus.BROWSER_CRASHED, error=str(error).splitlines()[0])
+
+
+_NET_ERRORS = {
+    "ERR_UNSAFE_REDIRECT": FetchStatus.BLOCKED,  # to file:, data: or another scheme a page may not reach
+    "ERR_TOO_MANY_REDIRECTS": FetchStatus.TOO_MANY_REDIRECTS,
+}
 
 
 def _redirect_chain(request: Request) -> tuple[str, ...]:

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import gzip
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 
 SLOW_DELAY_S = 3.0
 HUGE_BYTES = 64 * 1024 * 1024
+BOMB_BYTES = 256 * 1024 * 1024  # what the gzip bomb's quarter megabyte decodes to
+MANY_LINKS = 100_000
+NESTING = 100_000
+DRIP_BYTES = 1_000  # the slow drip's declared length, sent a byte a second
 JS_PAGE = b"""<!doctype html>
 <html><head><title>Rendered by script</title></head>
 <body><div id="app">Loading...</div>
@@ -29,6 +35,7 @@ class Reply:
     content_type: str = "text/html; charset=utf-8"
     body: bytes = b""
     location: str | None = None
+    encoding: str | None = None  # Content-Encoding, whether asked for or not
 
 
 def pdf(text: str) -> bytes:
@@ -64,6 +71,26 @@ def page(title: str, text: str) -> bytes:
     ).encode()
 
 
+@cache
+def gzip_bomb() -> bytes:
+    """Zeros that decode to ``BOMB_BYTES`` from about a quarter of a megabyte on the wire."""
+    return gzip.compress(b"\0" * BOMB_BYTES, compresslevel=9, mtime=0)
+
+
+@cache
+def many_links() -> bytes:
+    anchors = "".join(f"<a href={n}>.</a>" for n in range(MANY_LINKS))  # under 2 MB in all
+    return page("A hundred thousand links", "Links follow.").replace(
+        b"</body>", anchors.encode() + b"</body>"
+    )
+
+
+@cache
+def deep_nesting() -> bytes:
+    body = "<div>" * NESTING + "<p>The deepest paragraph of the page.</p>" + "</div>" * NESTING
+    return f"<!doctype html><html><head><title>Deep</title></head><body>{body}</body></html>".encode()
+
+
 def _redirect_private(path: str, web_port: int) -> Reply:
     if path.startswith("/metadata"):
         return Reply(302, location="http://169.254.169.254/latest/meta-data/")
@@ -86,6 +113,16 @@ _CANNED: dict[str, Callable[[str, int], Reply]] = {
     "js.test": lambda path, port: Reply(200, body=JS_PAGE),
     "robots.test": _robots,
     "pdf.test": lambda path, port: Reply(200, content_type="application/pdf", body=pdf(PDF_TEXT)),
+    # hostile servers: each must end as a fetch status within the fetch timeout, memory bounded
+    "gzip-bomb.test": lambda path, port: Reply(200, body=gzip_bomb(), encoding="gzip"),
+    "links.test": lambda path, port: Reply(200, body=many_links()),
+    "nested.test": lambda path, port: Reply(200, body=deep_nesting()),
+    "charset.test": lambda path, port: Reply(
+        200,
+        content_type="text/html; charset=x-no-such-charset",
+        body=page("Wrong charset", "Café crème, naïve façade: the header names no real charset."),
+    ),
+    "file-redirect.test": lambda path, port: Reply(302, location="file:///etc/passwd"),
 }
 
 
@@ -106,4 +143,11 @@ FAULT_HOSTS = (
     "robots.test",
     "js.test",
     "pdf.test",
+    "gzip-bomb.test",
+    "chunked.test",
+    "drip.test",
+    "links.test",
+    "nested.test",
+    "charset.test",
+    "file-redirect.test",
 )

@@ -53,6 +53,8 @@ class TestWeb:
 
     def start(self) -> TestWeb:
         self.index = load_or_build(self._cache_dir)
+        for make in (faults.gzip_bomb, faults.many_links, faults.deep_nesting):
+            make()  # built once now, so no request waits on it
         handler = type("BoundHandler", (_Handler,), {"web": self})
         self._server = _QuietServer(("127.0.0.1", self._port), handler)
         self._server.daemon_threads = True
@@ -119,8 +121,12 @@ class _Handler(BaseHTTPRequestHandler):
             self.web.wait(HANG_LIMIT_S)
         elif self.host == "huge.test":
             self._stream_huge()
+        elif self.host == "chunked.test":
+            self._stream_chunked()
+        elif self.host == "drip.test":
+            self._drip()
         elif (reply := faults.fault_reply(self.host, parts.path, self.web.port)) is not None:
-            self._send(reply.status, reply.content_type, reply.body, reply.location)
+            self._send(reply.status, reply.content_type, reply.body, reply.location, reply.encoding)
         else:
             self._site(parts.path)
 
@@ -171,12 +177,43 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(piece)
             sent += len(piece)
 
-    def _send(self, status: int, content_type: str, body: bytes, location: str | None = None) -> None:
+    def _stream_chunked(self) -> None:
+        """A chunked body that never ends (until the web stops or the client goes)."""
+        self.wfile.write(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/html; charset=utf-8\r\nTransfer-Encoding: chunked\r\n\r\n"
+        )
+        piece = b"<p>" + b"more " * 4096 + b"</p>\n"
+        frame = b"%x\r\n" % len(piece) + piece + b"\r\n"
+        while not self.web.wait(0):
+            self.wfile.write(frame)
+
+    def _drip(self) -> None:
+        """A page sent a byte a second."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(faults.DRIP_BYTES))
+        self.end_headers()
+        for _ in range(faults.DRIP_BYTES):
+            self.wfile.write(b" ")
+            self.wfile.flush()
+            if self.web.wait(1.0):
+                return
+
+    def _send(
+        self,
+        status: int,
+        content_type: str,
+        body: bytes,
+        location: str | None = None,
+        encoding: str | None = None,
+    ) -> None:
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
         if location is not None:
             self.send_header("Location", location)
+        if encoding is not None:
+            self.send_header("Content-Encoding", encoding)
         self.end_headers()
         if self.command != "HEAD":
             self.wfile.write(body)

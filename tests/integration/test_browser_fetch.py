@@ -24,7 +24,7 @@ from fathom_ray.models import FetchStatus
 from fathom_ray.network import NetworkMap
 from fathom_ray.security import UrlPolicy
 from fathom_ray.settings import BrowserSettings, FetchSettings
-from tests.integration.fault_cases import FAULT_CASES
+from tests.integration.fault_cases import ENDLESS, FAULT_CASES, HOSTILE_PAGES
 from tests.net import free_port
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="module")]
@@ -95,6 +95,20 @@ async def test_fault_hosts_give_the_right_status(rig: Rig, url: str, status: Fet
     result = await rig.fetcher.fetch(url)
     assert result.status is status, result.error
     assert result.error
+
+
+async def test_an_endless_chunked_body_ends(rig: Rig) -> None:
+    url, statuses = ENDLESS
+    result = await rig.fetcher.fetch(url)
+    assert result.status in statuses, result.error
+
+
+@pytest.mark.parametrize("url", HOSTILE_PAGES)
+async def test_hostile_pages_that_load_come_back_whole_or_time_out(rig: Rig, url: str) -> None:
+    """Chromium may lay out 100,000 links past a short page timeout: then it ends as a timeout."""
+    result = await rig.fetcher.fetch(url)
+    assert result.status in {FetchStatus.OK, FetchStatus.TIMEOUT}, result.error
+    assert result.ok == ("<title>" in result.body)
 
 
 async def test_pages_run_concurrently(rig: Rig) -> None:

@@ -14,7 +14,7 @@ from fathom_ray.models import FetchStatus
 from fathom_ray.network import NetworkMap
 from fathom_ray.security import UrlPolicy
 from fathom_ray.settings import FetchSettings
-from tests.integration.fault_cases import FAULT_CASES
+from tests.integration.fault_cases import ENDLESS, FAULT_CASES, HOSTILE_PAGES
 
 pytestmark = pytest.mark.integration
 T = TypeVar("T")
@@ -58,6 +58,23 @@ def test_fault_hosts_give_the_right_status(
     result = run_with(offline_network, offline_policy, lambda c: c.fetch(url), timeout_s=2.0)
     assert result.status is status, result.error
     assert result.error
+
+
+def test_an_endless_chunked_body_ends(offline_network: NetworkMap, offline_policy: UrlPolicy) -> None:
+    url, statuses = ENDLESS
+    result = run_with(offline_network, offline_policy, lambda c: c.fetch(url), timeout_s=2.0)
+    assert result.status in statuses, result.error
+
+
+@pytest.mark.parametrize("url", HOSTILE_PAGES)
+def test_hostile_pages_that_load_come_back_whole(
+    offline_network: NetworkMap, offline_policy: UrlPolicy, url: str
+) -> None:
+    result = run_with(offline_network, offline_policy, lambda c: c.fetch(url))
+    assert result.ok, result.error
+    assert "<title>" in result.body
+    if url == "http://charset.test/":  # an unknown charset is read as UTF-8, not an error
+        assert "Café crème" in result.body
 
 
 def test_redirect_to_loopback_is_refused_unless_loopback_is_allowed(

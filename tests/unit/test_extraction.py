@@ -3,8 +3,9 @@ from __future__ import annotations
 import pytest
 import trafilatura
 
-from fathom_ray.extraction import extract_main_text, extract_pdf
-from fathom_ray.testweb.faults import PDF_TEXT, pdf
+from fathom_ray.extraction import MAX_LINKS, extract_main_text, extract_pdf, extract_visible_text, tag_shape
+from fathom_ray.testweb import faults
+from fathom_ray.testweb.faults import MANY_LINKS, PDF_TEXT, pdf
 
 ARTICLE = """<!doctype html><html lang="en"><head><title>WAL in SQLite | Example News</title>
 <meta property="article:published_time" content="2010-07-21T09:00:00Z">
@@ -89,3 +90,26 @@ def test_broken_pdf_gives_empty_text() -> None:
     page = extract_pdf(b"%PDF-1.4 this is not really a pdf", "http://a.example/broken.pdf")
     assert page.text == ""
     assert page.method == "pypdf-failed"
+
+
+def test_a_page_nested_too_deep_is_flattened_to_its_text_without_a_parser() -> None:
+    page = extract_main_text(faults.deep_nesting().decode(), "http://nested.test/")
+    assert page.method == "flattened"
+    assert page.title == "Deep"
+    assert page.text == "The deepest paragraph of the page."
+    assert page.links == ()
+    assert extract_visible_text(faults.deep_nesting().decode(), "http://nested.test/").method == "flattened"
+
+
+def test_a_page_of_a_hundred_thousand_links_skips_trafilatura_and_keeps_few_links() -> None:
+    page = extract_main_text(faults.many_links().decode(), "http://links.test/")
+    assert page.method == "selectolax"
+    assert len(page.links) == MAX_LINKS
+    assert page.text.count(".") >= MANY_LINKS
+
+
+def test_tag_shape_counts_what_nests() -> None:
+    # unclosed paragraphs and list items, void elements and self-closed tags add no depth
+    html = "<html><body><div><ul><li>a<li>b</ul><p>one<p>two<br><img src=x /></div></body></html>"
+    assert tag_shape(html) == (10, 4)
+    assert tag_shape("<div>" * 600 + "</div>" * 600)[1] == 600
