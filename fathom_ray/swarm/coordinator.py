@@ -86,6 +86,9 @@ class Coordinator:
         self._replan_rounds = replan_rounds
         self._outcomes: list[ResearcherOutcome] = []
         self._served: dict[str, str | None] = {}  # the verifier's pages as served now, each fetched once
+        self._fetching: set[str] = set()  # pages the verifier is fetching again now
+        self._early: list[asyncio.Task[None]] = []  # its fetches started as each researcher reports
+        self._gate = asyncio.Semaphore(SERVED_AT_ONCE)
         self.cancelled = False
 
     def cancel(self) -> None:
@@ -209,6 +212,8 @@ class Coordinator:
                 }
             )
             self._agent_event(agent, "complete", facts=len(facts), pages=outcome.pages_fetched)
+            # the verifier starts on this researcher's pages while the others still run
+            self._early.append(asyncio.ensure_future(self._fetch_served({f.source_url for f in facts})))
             return capped
         return None
 
@@ -232,6 +237,8 @@ class Coordinator:
         stored = {url: text for o in self._outcomes for url, text in o.pages.items()}
         result.pages = stored
         new = [m.fact for m in merged if (m.fact.source_url, m.fact.evidence) not in known]
+        early, self._early = self._early, []
+        await asyncio.gather(*early)
         await self._fetch_served({f.source_url for f in new})
         fresh: list[Receipt] = []
         for fact in new:
@@ -251,13 +258,16 @@ class Coordinator:
         pages = self._pages
         if pages is None:
             return
-        gate = asyncio.Semaphore(SERVED_AT_ONCE)
-
         async def one(url: str) -> None:
-            async with gate:
+            async with self._gate:
                 self._served[url] = await pages.page_text(url)
 
-        await asyncio.gather(*(one(url) for url in sorted(urls - self._served.keys())))
+        wanted = sorted(urls - self._served.keys() - self._fetching)
+        self._fetching.update(wanted)
+        try:
+            await asyncio.gather(*(one(url) for url in wanted))
+        finally:
+            self._fetching.difference_update(wanted)
 
     def verified(self) -> list[Fact]:
         """The merged facts whose receipts all pass."""

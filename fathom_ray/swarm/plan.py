@@ -1,7 +1,9 @@
 """The coordinator's plan: sub-goals from the goal's checklist, and the budgets split among agents.
 
 Each researcher gets a sub-goal: one or more of the checklist's parts (the goal itself when it has
-none), dealt round-robin so no agent gets two parts while another has none. The page and token
+none), dealt round-robin so no agent gets two parts while another has none; when there are more
+researchers than open parts, one more takes the goal whole (what links its parts: "that other
+engine" is found on the first part's page). The page and token
 budgets are split (a remainder goes to the first agents); the time budget is not, since the agents
 run at once: each gets the swarm's time less what synthesis keeps back. A researcher's findings
 are capped (``FINDINGS_PER_AGENT``) before the coordinator reads them.
@@ -56,6 +58,9 @@ def plan(
     check_agents(agents)
     parts = list(checklist[1:]) if len(checklist) > 1 else list(checklist)
     items = [i for i in parts if not i.satisfied] or [ChecklistItem("Q1", goal)]
+    whole = checklist[0] if len(checklist) > 1 else None
+    if whole is not None and not whole.satisfied and len(items) < agents:
+        items.append(whole)  # a researcher to spare takes the goal whole: its parts' links between them
     count = max(1, min(agents, len(items), budget.pages))
     groups: list[list[ChecklistItem]] = [[] for _ in range(count)]
     for n, item in enumerate(items):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -64,8 +65,12 @@ def test_the_plan_deals_parts_round_robin_and_splits_the_budgets() -> None:
     assert sum(s.budget.tokens for s in subs) == 1_000
     assert all(s.budget.time_s < 600.0 for s in subs)  # they run at once; synthesis keeps a share
     assert subs[0].goal == "Question 2? Question 5?"
-    # fewer items than agents: one researcher per item; a goal without parts is one sub-goal
-    assert len(plan("goal", checklist[:2], 4, Budget(8, 60.0, 100))) == 1
+    # fewer parts than agents: one researcher per part, one more on the goal whole; a goal without
+    # parts is one sub-goal
+    spare = plan("goal", checklist[:2], 4, Budget(8, 60.0, 100))
+    assert [(s.item_ids, s.goal) for s in spare] == [(("Q2",), "Question 2?"), (("Q1",), "Question 1?")]
+    settled = [replace(checklist[0], satisfied=True), checklist[1]]
+    assert len(plan("goal", settled, 4, Budget(8, 60.0, 100))) == 1
     assert plan("only", [], 2, Budget(8, 60.0, 100))[0].goal == "only"
     assert split(7, 3) == [3, 2, 2]
     with pytest.raises(InvalidRequestError):
