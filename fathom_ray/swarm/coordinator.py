@@ -258,6 +258,7 @@ class Coordinator:
         pages = self._pages
         if pages is None:
             return
+
         async def one(url: str) -> None:
             async with self._gate:
                 self._served[url] = await pages.page_text(url)
