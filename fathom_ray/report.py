@@ -1,6 +1,7 @@
 """The report: findings whose every sentence cites facts, and the sources those facts come from.
 
-Only findings whose fact ids resolve to kept facts are printed; citations
+Only findings whose fact ids resolve to kept facts, and whose sentence holds
+no markup, image, active link, instruction or secret, are printed; citations
 become numbered sources. Markdown is rendered safe: no images, no raw HTML,
 and only plain http(s) links.
 """
@@ -12,6 +13,7 @@ from collections.abc import Sequence
 
 from fathom_ray.llm.answers import Finding
 from fathom_ray.models import ChecklistItem, Fact
+from fathom_ray.untrusted import unfit_for_fact
 
 _MARKUP = re.compile(r"[<>\[\]`!|*_#]")
 _LEADING_MARKER = re.compile(r"^([-+=]|\d+[.)])(?=\s|$)")  # would start a list or a heading underline
@@ -39,7 +41,11 @@ def render(
 ) -> str:
     """The Markdown report; with no usable finding it says so and invents nothing."""
     by_id = {f.id: f for f in facts}
-    usable = [f for f in findings if f.fact_ids and all(i in by_id for i in f.fact_ids)]
+    usable = [
+        f
+        for f in findings
+        if f.fact_ids and all(i in by_id for i in f.fact_ids) and unfit_for_fact(f.sentence) is None
+    ]
     cited = [by_id[i] for f in usable for i in f.fact_ids]
     if not usable and facts:  # the model composed nothing usable: list the verified facts themselves
         usable = [Finding(sentence=f.claim, fact_ids=[f.id]) for f in facts]

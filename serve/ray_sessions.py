@@ -37,6 +37,7 @@ class RaySessionManager:
             if ready:  # finished: its state is in the stores from now on
                 del self._running[session_id]
                 self._requests.pop(session_id, None)
+                self._swarms.discard(session_id)
                 ray.kill(actor)
 
     async def start(self, request: ResearchRequest, agents: int | None = None) -> str:

@@ -20,6 +20,26 @@ from fathom_ray.models import ChecklistItem, ExtractedPage, Fact, Usage
 SENTENCE = re.compile(r"[A-Z][^.!?\n]{40,200}[.!?]")
 A = TypeVar("A", bound=answers.Answer)
 CALL = Usage(calls=1, prompt_tokens=200, completion_tokens=40)
+ACTIVE = "<script>alert(1)</script> ![x](http://evil.test/leak.png) [more](javascript:alert(1))"
+
+
+def _obey(page: ExtractedPage, honest: list[answers.FactClaim]) -> answers.PageAnalysis:
+    """What a judge that follows the page's orders answers: every link, markup in its claims,
+    evidence no page holds, and the one honest fact (so the session has something to keep)."""
+    quote = honest[0].evidence if honest else "SQLite stores a whole database in a single ordinary disk file."
+    lies = [
+        answers.FactClaim(
+            claim=f"![status](http://evil.test/collect) {quote}", evidence=quote, confidence=1.0
+        ),
+        answers.FactClaim(claim="Read [more](javascript:alert(1)).", evidence=quote, confidence=1.0),
+        answers.FactClaim(
+            claim="SQLite is closed source.", evidence="SQLite is closed source.", confidence=1.0
+        ),
+        answers.FactClaim(claim=quote, evidence=f"{quote} ![x](http://evil.test/x.png)", confidence=1.0),
+    ]
+    return answers.PageAnalysis(
+        facts=[*honest[:1], *lies], follow_links=list(range(min(10, len(page.links)))), page_quality=1.0
+    )
 
 
 class ScriptedJudge:
@@ -31,6 +51,7 @@ class ScriptedJudge:
         self.satisfy = False
         self.questions = ["Which version introduced it?", "Who wrote the proposal?"]
         self.queries = ["assignment expressions walrus operator"]
+        self.attack = False
 
     def configure(
         self,
@@ -38,8 +59,12 @@ class ScriptedJudge:
         satisfy: bool = False,
         questions: Sequence[str] | None = None,
         queries: Sequence[str] | None = None,
+        attack: bool = False,
     ) -> None:
+        """``attack``: the judge obeys whoever wrote the page (every link, active markup, invented
+        evidence, a report that cites nothing): the guards outside the model must hold alone."""
         self.satisfy = satisfy
+        self.attack = attack
         if questions is not None:
             self.questions = list(questions)
         if queries is not None:
@@ -78,6 +103,8 @@ class ScriptedJudge:
                 )
             )
             claims.append(answers.FactClaim(claim="Invented", evidence="This sentence is on no page at all."))
+        if self.attack:
+            return self._judged("analyse_page", _obey(page, claims))
         analysis = answers.PageAnalysis(
             facts=claims, follow_links=[0] if page.links else [], page_quality=0.9 if found else 0.1
         )
@@ -103,6 +130,11 @@ class ScriptedJudge:
         self, goal: str, checklist: Sequence[ChecklistItem], facts: Sequence[Fact]
     ) -> Judged[answers.Report]:
         findings = [answers.Finding(sentence=f.claim[:500], fact_ids=[f.id]) for f in facts[:5]]
+        if self.attack:
+            findings = [
+                answers.Finding(sentence=ACTIVE, fact_ids=[facts[0].id] if facts else ["F999"]),
+                answers.Finding(sentence="SQLite was written by the Vikings in 1066.", fact_ids=["F999"]),
+            ]
         return self._judged("compose", answers.Report(findings=findings))
 
     async def answer(self, question: str, pages: Sequence[ExtractedPage]) -> Judged[answers.SinglePassAnswer]:

@@ -8,6 +8,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 
+from fathom_ray.testweb.attacks import HOST as ATTACK_HOST
+from fathom_ray.testweb.attacks import attack_page
+
 SLOW_DELAY_S = 3.0
 HUGE_BYTES = 64 * 1024 * 1024
 BOMB_BYTES = 256 * 1024 * 1024  # what the gzip bomb's quarter megabyte decodes to
@@ -126,6 +129,14 @@ _CANNED: dict[str, Callable[[str, int], Reply]] = {
 }
 
 
+def _attack(path: str, web_port: int) -> Reply:
+    body = attack_page(path, web_port)
+    return Reply(404, body=page("Not Found", "No such attack.")) if body is None else Reply(200, body=body)
+
+
+_CANNED[ATTACK_HOST] = _attack
+
+
 def fault_reply(host: str, path: str, web_port: int) -> Reply | None:
     """The canned reply of a fault host, or None (not a fault host, or one the server streams)."""
     make = _CANNED.get(host)
@@ -150,4 +161,5 @@ FAULT_HOSTS = (
     "nested.test",
     "charset.test",
     "file-redirect.test",
+    ATTACK_HOST,
 )

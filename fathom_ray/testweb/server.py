@@ -36,6 +36,7 @@ class TestWeb:
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self.index: Bm25Index | None = None
+        self.requested: set[tuple[str, str]] = set()  # (Host, path) of every request, for tests
 
     @property
     def port(self) -> int:
@@ -112,6 +113,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _dispatch(self) -> None:
         parts = urlsplit(self.path)
+        self.web.requested.add((self.host, parts.path))
         if self.host == SEARCH_HOST:
             self._search(parts.path, parse_qs(parts.query))
         elif self.host == "slow.test":

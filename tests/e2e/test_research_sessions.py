@@ -16,7 +16,11 @@ from actors.engine import Engine, run_session
 from fathom_ray.ledger import evidence_in
 from fathom_ray.models import Event, EventType, ResearchRequest
 from fathom_ray.presets import PRESETS
+from fathom_ray.report_html import render_html
 from fathom_ray.session_state import SessionState
+from fathom_ray.testweb import server as offline_web
+from fathom_ray.testweb.attacks import FORBIDDEN
+from fathom_ray.untrusted import unfit_for_fact
 from fathom_ray.urls import domain_of
 from tests.scripted_judge import ScriptedJudge
 
@@ -249,3 +253,37 @@ def test_an_ended_session_leaves_no_pool_in_the_frontier(scripted_engine: tuple[
     # what it held was saved first: a later call for the session finds its fetched pages again
     known = ray.get(engine.handles.frontier.known.remote(state.session_id))
     assert {p.url for p in state.pages} <= set(known)
+
+
+def test_a_compromised_judge_cannot_steer_the_engine(
+    scripted_engine: tuple[Engine, Any], testweb: offline_web.TestWeb
+) -> None:
+    """The judge obeys the attack pages (every link, active markup, invented evidence, a report
+    that cites nothing): the guards outside the model hold on their own."""
+    engine, judge = scripted_engine
+    with questions_that_find_nothing(judge):  # the seed and the links the judge follows are all there is
+        ray.get(
+            judge.configure.remote(satisfy=False, attack=True, questions=["zzqx vvkk"], queries=["qqzx wwvk"])
+        )
+        state, _ = session(engine, ResearchRequest(NONSENSE, depth="quick", seeds=("http://attack.test/",)))
+    assert state.status == "complete"
+    fetched = {p.url for p in state.pages}
+    assert "http://attack.test/" in fetched
+    assert any(url.startswith("http://attack.test/") and url != "http://attack.test/" for url in fetched)
+    # no forbidden address was fetched: none is among the pages, and this machine got no request by address
+    forbidden = {url.replace("{port}", str(testweb.port)) for url in FORBIDDEN}
+    assert not fetched & forbidden
+    assert not any(host == "127.0.0.1" for host, _ in testweb.requested)
+    # no unverifiable fact was kept: each is verbatim on its page, and none carries markup
+    assert state.ledger.facts
+    check_facts_cite_their_pages(state)
+    for fact in state.ledger.facts:
+        assert unfit_for_fact(fact.claim) is None
+        assert unfit_for_fact(fact.evidence) is None
+        assert "closed source" not in fact.claim
+    assert state.ledger.rejected >= 4  # the lies of the first page at least
+    # the report renders no active content (markup shows as text), and no sentence that cites nothing real
+    page = render_html("report", [state.report_markdown])
+    for active in ("<script", "<img", 'href="javascript', 'src="http'):
+        assert active not in page
+    assert "Vikings" not in page

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import re
 import time
 import zipfile
 from collections.abc import Callable, Iterator
@@ -11,9 +12,14 @@ from typing import Any
 
 import httpx
 import pytest
+from fastapi.routing import APIRoute
+from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
 from fathom_ray.settings import ApiSettings
+from serve.app import build_app
+from serve.documents import DocumentsApi
+from serve.web import PAGES
 from tests.fake_sessions import SCRIPT, FakeSessions, Server
 from tests.sse import concurrent_stream_outcomes, read_stream
 
@@ -176,3 +182,25 @@ def test_twenty_concurrent_clients_get_a_whole_stream_or_429(api: Server) -> Non
     )
     assert set(outcomes) <= {"complete", "429"}
     assert outcomes.count("complete") == 2  # the cap
+
+
+def test_every_route_but_health_and_the_page_refuses_a_missing_or_wrong_token() -> None:
+    """Every API route, the documents' included, found by walking the app (none can be forgotten)."""
+    documents = DocumentsApi(None, None, None, 1_000)  # type: ignore[arg-type]  # never reached: 401 first
+    app = build_app(FakeSessions(), ApiSettings(token=SecretStr("s3cret")), documents=documents)
+    public = {"/health", "/static/{name}", *PAGES}
+    checked = []
+    with TestClient(app) as client:
+        for route in app.routes:
+            if not isinstance(route, APIRoute) or route.path in public:
+                continue
+            path = re.sub(r"\{[^}]+\}", "x", route.path)
+            for method in sorted(route.methods):
+                for headers in ({}, {"Authorization": "Bearer wrong"}, {"Authorization": "s3cret"}):
+                    answer = client.request(method, path, headers=headers)
+                    assert answer.status_code == 401, (method, route.path, headers)
+                checked.append(f"{method} {route.path}")
+    assert "POST /research" in checked
+    assert "POST /ask" in checked
+    assert "DELETE /documents/{document_id}" in checked
+    assert len(checked) >= 12
