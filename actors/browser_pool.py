@@ -100,6 +100,6 @@ class BrowserPool:
         return 0 if self._fetcher is None else self._fetcher.launches
 
 
-def browser_pool_actor(name: str | None = None) -> Any:
+def browser_pool_actor(name: str | None = None, **placement: Any) -> Any:
     """The Ray actor class: I/O-bound, so it asks for no CPU."""
-    return ray.remote(BrowserPool).options(num_cpus=0, max_restarts=3, name=name)
+    return ray.remote(BrowserPool).options(num_cpus=0, max_restarts=3, name=name, **placement)

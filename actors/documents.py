@@ -72,5 +72,5 @@ class DocumentStoreService:
         return await self.documents.search(query, vector, limit, mode)
 
 
-def document_store_actor(name: str | None = None) -> Any:
-    return ray.remote(DocumentStoreService).options(num_cpus=0, max_restarts=3, name=name)
+def document_store_actor(name: str | None = None, **placement: Any) -> Any:
+    return ray.remote(DocumentStoreService).options(num_cpus=0, max_restarts=3, name=name, **placement)

@@ -29,7 +29,7 @@ class EmbedderService:
         return self._embedder.encoded
 
 
-def embedder_actor(gpu: bool = False, name: str | None = None) -> Any:
+def embedder_actor(gpu: bool = False, name: str | None = None, **placement: Any) -> Any:
     return ray.remote(EmbedderService).options(
-        num_cpus=0, num_gpus=1 if gpu else 0, max_restarts=3, name=name
+        num_cpus=0, num_gpus=1 if gpu else 0, max_restarts=3, name=name, **placement
     )

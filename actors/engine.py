@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import ray
@@ -23,6 +23,7 @@ from fathom_ray.errors import FathomError
 from fathom_ray.llm.judge import JudgeInfo
 from fathom_ray.models import Event, ResearchRequest
 from fathom_ray.network import NetworkMap
+from fathom_ray.placement import PartPlacement, plan_placement
 from fathom_ray.session_state import SessionOutcome
 from fathom_ray.settings import Settings
 
@@ -37,12 +38,20 @@ class Engine:
     directory: ActorDirectory  # what Session actors are created with
     judge: JudgeInfo
     dashboard_url: str | None = None  # the Ray dashboard, where the command that started Ray knows it
+    placement: Mapping[str, PartPlacement] = field(default_factory=dict)  # where each part went
 
     def spawn_session(self, session_id: str, request: ResearchRequest) -> Any:
         """A new Session actor for ``request`` on this engine (not started: call its ``run``)."""
-        return session_actor(session_id).remote(
+        options = self.placement["session"].options if "session" in self.placement else {}
+        return session_actor(session_id, **options).remote(
             self.settings, session_id, request, self.directory, self.network
         )
+
+
+def cluster_placement(gpu: bool) -> dict[str, PartPlacement]:
+    """The plan for this Ray's alive nodes (``fathom_ray.placement``)."""
+    nodes = [node["Resources"] for node in ray.nodes() if node.get("Alive")]  # type: ignore[no-untyped-call]
+    return plan_placement(nodes, judge_on_gpu=gpu)
 
 
 def cluster_has_gpu() -> bool:
@@ -85,20 +94,28 @@ def start_engine(
         (("judge", judge),) if judge is not None else (),
     )
     name = directory.name
+    plan = cluster_placement(gpu)
+
+    def where(part: str) -> dict[str, Any]:
+        return dict(plan[part].options)
 
     handles = Handles(
-        browser=browser_pool_actor(name("browser")).remote(settings.browser, settings.fetch, network),
-        extractor=extractor_pool_actor(name=name("extractor")).remote(timeout_s=30.0),
+        browser=browser_pool_actor(name("browser"), **where("browser")).remote(
+            settings.browser, settings.fetch, network
+        ),
+        extractor=extractor_pool_actor(name=name("extractor"), **where("extractor")).remote(timeout_s=30.0),
         judge=ray.get_actor(judge)
         if judge is not None
-        else judge_actor(settings.llm, gpu, name("judge")).remote(settings.llm, embedder=settings.embedder),
-        embedder=embedder_actor(gpu, name("embedder")).remote(settings.embedder),
-        memory=source_memory_actor(name("memory")).remote(settings),
-        frontier=frontier_actor(name("frontier")).remote(settings),
-        documents=document_store_actor(name("documents")).remote(
+        else judge_actor(settings.llm, gpu, name("judge"), **where("judge")).remote(
+            settings.llm, embedder=settings.embedder
+        ),
+        embedder=embedder_actor(gpu, name("embedder"), **where("embedder")).remote(settings.embedder),
+        memory=source_memory_actor(name("memory"), **where("memory")).remote(settings),
+        frontier=frontier_actor(name("frontier"), **where("frontier")).remote(settings),
+        documents=document_store_actor(name("documents"), **where("documents")).remote(
             settings, name("embedder"), directory.namespace
         ),
-        ledger=task_ledger_actor(name("ledger")).remote(settings.data_dir / "ledger"),
+        ledger=task_ledger_actor(name("ledger"), **where("ledger")).remote(settings.data_dir / "ledger"),
     )
     starts = {
         "browser pool (Chromium)": handles.browser.start.remote(),
@@ -115,7 +132,7 @@ def start_engine(
             raise FathomError(f"the {part} could not start: {_cause(e)}") from e
     info = started["judge"]
     judge_info = info if isinstance(info, JudgeInfo) else JudgeInfo("", "")
-    return Engine(settings, network, handles, directory, judge_info)
+    return Engine(settings, network, handles, directory, judge_info, placement=plan)
 
 
 def _cause(error: RayError) -> str:

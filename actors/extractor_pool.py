@@ -77,6 +77,6 @@ def _kill(executor: ProcessPoolExecutor) -> None:
     executor.shutdown(wait=False, cancel_futures=True)
 
 
-def extractor_pool_actor(num_cpus: float = 0, name: str | None = None) -> Any:
+def extractor_pool_actor(num_cpus: float = 0, name: str | None = None, **placement: Any) -> Any:
     """The Ray actor class; CPU-bound work runs in its own worker process."""
-    return ray.remote(ExtractorPool).options(num_cpus=num_cpus, max_restarts=3, name=name)
+    return ray.remote(ExtractorPool).options(num_cpus=num_cpus, max_restarts=3, name=name, **placement)

@@ -86,5 +86,7 @@ class FrontierService:
         return list(self._pools)
 
 
-def frontier_actor(name: str | None = None) -> Any:
-    return ray.remote(FrontierService).options(num_cpus=0, max_restarts=3, max_task_retries=3, name=name)
+def frontier_actor(name: str | None = None, **placement: Any) -> Any:
+    return ray.remote(FrontierService).options(
+        num_cpus=0, max_restarts=3, max_task_retries=3, name=name, **placement
+    )

@@ -144,7 +144,7 @@ class JudgeService:
         return await self._admitted("grade", lambda j: j.grade(question, gold, aliases, answer_text))
 
 
-def judge_actor(settings: LLMSettings, gpu: bool = False, name: str | None = None) -> Any:
+def judge_actor(settings: LLMSettings, gpu: bool = False, name: str | None = None, **placement: Any) -> Any:
     """The Ray actor class: one GPU when the engine runs on CUDA, no CPU reservation otherwise."""
     return ray.remote(JudgeService).options(
         num_cpus=0,
@@ -152,4 +152,5 @@ def judge_actor(settings: LLMSettings, gpu: bool = False, name: str | None = Non
         max_concurrency=settings.max_queue + 16,
         max_restarts=3,
         name=name,
+        **placement,
     )

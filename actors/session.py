@@ -270,6 +270,8 @@ class SessionService:
             self._loop.cancel()
 
 
-def session_actor(name: str | None = None) -> Any:
+def session_actor(name: str | None = None, **placement: Any) -> Any:
     """The Session actor class; ``name`` (a swarm's researcher) shows the task tree in the dashboard."""
-    return ray.remote(SessionService).options(num_cpus=0, max_restarts=3, max_task_retries=3, name=name)
+    return ray.remote(SessionService).options(
+        num_cpus=0, max_restarts=3, max_task_retries=3, name=name, **placement
+    )

@@ -82,5 +82,7 @@ class SourceMemoryService:
         return self.store.list_sessions()
 
 
-def source_memory_actor(name: str | None = None) -> Any:
-    return ray.remote(SourceMemoryService).options(num_cpus=0, max_restarts=3, max_task_retries=3, name=name)
+def source_memory_actor(name: str | None = None, **placement: Any) -> Any:
+    return ray.remote(SourceMemoryService).options(
+        num_cpus=0, max_restarts=3, max_task_retries=3, name=name, **placement
+    )

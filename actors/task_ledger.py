@@ -68,9 +68,11 @@ class TaskLedgerService:
         return read(self._folder, swarm_id)
 
 
-def task_ledger_actor(name: str | None = None) -> Any:
+def task_ledger_actor(name: str | None = None, **placement: Any) -> Any:
     """I/O-bound: it asks for no CPU; restarted, it goes on where each file ends."""
-    return ray.remote(TaskLedgerService).options(num_cpus=0, max_restarts=3, max_task_retries=3, name=name)
+    return ray.remote(TaskLedgerService).options(
+        num_cpus=0, max_restarts=3, max_task_retries=3, name=name, **placement
+    )
 
 
 class AgentReports:

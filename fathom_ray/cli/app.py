@@ -20,7 +20,7 @@ from rich.table import Table
 from fathom_ray.adapters.search_backends import local_index_path
 from fathom_ray.cli.choices import DEPTHS, Method, Search, Transport, Web
 from fathom_ray.cli.docs import ask_command, docs_app
-from fathom_ray.cli.doctor import run_checks
+from fathom_ray.cli.doctor import cluster_plan, run_checks
 from fathom_ray.cli.ledger import ledger_command
 from fathom_ray.cli.metrics import metrics_command
 from fathom_ray.cli.research import run_research, run_swarm, serve_forever
@@ -100,16 +100,32 @@ def config() -> None:
 
 
 @app.command()
-def doctor() -> None:
+def doctor(
+    address: Annotated[
+        str | None, typer.Option(help="A Ray cluster: also print where each part would run on it.")
+    ] = None,
+) -> None:
     """Check what a research session needs (browser, documentation sites, models) and say what is missing."""
+    settings = _settings()
     table = Table(title="fathom doctor")
     for column in ("part", "state", "detail"):
         table.add_column(column, overflow="fold")
-    for check in run_checks(_settings()):
+    for check in run_checks(settings):
         table.add_row(
             check.name, "[green]ok[/green]" if check.ok else "[yellow]attention[/yellow]", check.detail
         )
     console.print(table)
+    if address:
+        try:
+            placement = cluster_plan(settings, address)
+        except FathomError as e:
+            _fail(e)
+        plan = Table(title=f"placement on {address}")
+        for column in ("part", "runs on", "missing"):
+            plan.add_column(column, overflow="fold")
+        for part in placement:
+            plan.add_row(part.part, part.where, f"[yellow]{part.missing}[/yellow]" if part.missing else "")
+        console.print(plan)
 
 
 @app.command()

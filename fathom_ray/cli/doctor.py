@@ -1,5 +1,6 @@
 """What ``fathom doctor`` checks: the parts a research session needs, without starting any of them,
-and whether the Ray dashboard and metrics endpoint of this machine answer."""
+whether the Ray dashboard and metrics endpoint of this machine answer, and with ``--address``
+where each part of the engine would run on that cluster (``fathom_ray.placement``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from dataclasses import dataclass
 
 import httpx
 
+from fathom_ray.errors import FathomError
 from fathom_ray.llm.models import DEFAULT_CPU_MODEL_DIR, PLUMBING_WARNING
+from fathom_ray.placement import PartPlacement
 from fathom_ray.settings import Settings
 from fathom_ray.testweb.sites import SITES
 
@@ -84,3 +87,22 @@ def _ray_endpoints(settings: Settings) -> list[Check]:
         detail = f"answers at {url}" if answered else f"nothing answers at {url} (fathom serve starts it)"
         checks.append(Check(name, answered, detail))
     return checks
+
+
+def cluster_plan(settings: Settings, address: str) -> list[PartPlacement]:
+    """Each part's placement on the Ray cluster at ``address``, by its alive nodes' resources."""
+    import ray  # noqa: PLC0415
+
+    from actors.engine import cluster_placement, resolve_judge, wants_gpu  # noqa: PLC0415 (Ray only here)
+    from fathom_ray.cli.running import ray_error_cause, start_ray  # noqa: PLC0415
+
+    try:
+        start_ray(address)
+    except (ConnectionError, RuntimeError, ValueError) as e:
+        raise FathomError(f"cannot reach the Ray cluster at {address}: {e}") from e
+    try:
+        return list(cluster_placement(wants_gpu(resolve_judge(settings))).values())
+    except ray.exceptions.RayError as e:
+        raise FathomError(f"cannot read the cluster at {address}: {ray_error_cause(e)}") from e
+    finally:
+        ray.shutdown()
