@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
+import socket
 from dataclasses import dataclass
 
 import httpx
@@ -15,6 +16,8 @@ from fathom_ray.llm.models import DEFAULT_CPU_MODEL_DIR, PLUMBING_WARNING
 from fathom_ray.placement import PartPlacement
 from fathom_ray.settings import Settings
 from fathom_ray.testweb.sites import SITES
+
+PROBE_S = 3.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +99,12 @@ def cluster_plan(settings: Settings, address: str) -> list[PartPlacement]:
     from actors.engine import cluster_placement, resolve_judge, wants_gpu  # noqa: PLC0415 (Ray only here)
     from fathom_ray.cli.running import ray_error_cause, start_ray  # noqa: PLC0415
 
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    if host and port.isdigit():  # Ray waits minutes on an address where nothing answers
+        try:
+            socket.create_connection((host, int(port)), timeout=PROBE_S).close()
+        except OSError as e:
+            raise FathomError(f"nothing answers at {address}: {e}") from e
     try:
         start_ray(address)
     except (ConnectionError, RuntimeError, ValueError) as e:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import socket
 from pathlib import Path
 
 import pytest
@@ -84,6 +85,16 @@ def test_doctor_says_the_cpu_model_is_plumbing_grade(monkeypatch: pytest.MonkeyP
     assert result.exit_code == 0
     assert "too small to judge pages well" in result.output
     assert "FATHOM_LLM__MODEL" in result.output
+
+
+def test_doctor_says_when_nothing_answers_at_the_cluster_address(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("COLUMNS", "200")
+    with socket.socket() as unused:  # a port nothing listens on
+        unused.bind(("127.0.0.1", 0))
+        port = unused.getsockname()[1]
+    result = runner.invoke(app, ["doctor", "--address", f"127.0.0.1:{port}"])
+    assert result.exit_code == 2
+    assert f"nothing answers at 127.0.0.1:{port}" in result.output
 
 
 @pytest.mark.parametrize(
