@@ -50,7 +50,7 @@ class _Researchers:
             sources=service.request.sources,
         )
         session_id = f"{service.swarm_id}-{sub.agent}"
-        actor = session_actor(session_id).remote(
+        actor = session_actor(session_id, scheduling_strategy="SPREAD").remote(  # as the engine's sessions
             service.settings,
             session_id,
             request,
