@@ -187,7 +187,7 @@ def test_killing_the_session_actor_resumes_without_losing_facts(scripted_engine:
     assert state.pages_fetched <= request.page_limit
 
 
-@pytest.mark.parametrize("victim", ["browser", "extractor"])
+@pytest.mark.parametrize("victim", ["browser", "extractor", "frontier", "memory", "embedder"])
 def test_killing_a_shared_actor_mid_session_loses_nothing(
     scripted_engine: tuple[Engine, Any], victim: str
 ) -> None:
@@ -206,6 +206,8 @@ def test_killing_a_shared_actor_mid_session_loses_nothing(
     assert events[-1].type is EventType.COMPLETE
     assert state.pages_fetched >= 1  # the restarted actor served the rest of the session
     check_facts_cite_their_pages(state)
+    fetched = [p.url for p in state.pages if p.status == "ok"]
+    assert len(fetched) == len(set(fetched))  # no page fetched twice across the restart
 
 
 def test_a_run_cancelled_from_outside_is_recorded_as_cancelled(scripted_engine: tuple[Engine, Any]) -> None:
