@@ -129,13 +129,14 @@ def start_engine(
         try:
             started[part] = ray.get(ref, timeout=STARTUP_TIMEOUT_S)
         except RayError as e:
-            raise FathomError(f"the {part} could not start: {_cause(e)}") from e
+            raise FathomError(f"the {part} could not start: {ray_cause(e)}") from e
     info = started["judge"]
     judge_info = info if isinstance(info, JudgeInfo) else JudgeInfo("", "")
     return Engine(settings, network, handles, directory, judge_info, placement=plan)
 
 
-def _cause(error: RayError) -> str:
+def ray_cause(error: RayError) -> str:
+    """The last line of what a Ray error carries: the remote exception, not the traceback's head."""
     cause = getattr(error, "cause", None)
     return str(cause or error).strip().splitlines()[-1]
 

@@ -89,6 +89,15 @@ class UrlPolicy:
         return None
 
 
+def encoding_problem(content_encoding: str) -> str | None:
+    """Why a body sent with this Content-Encoding may not be read, or None: fetches ask for bodies
+    as they are, so the size limit counts what is decoded; a compressed one (a gzip bomb) is not."""
+    encoding = content_encoding.strip().lower() or "identity"
+    if encoding == "identity":
+        return None
+    return f"a {encoding}-encoded body not asked for: its decoded size is unbounded"
+
+
 def content_kind(content_type: str) -> str | None:
     """``html``, ``text`` or ``pdf`` for a Content-Type we keep; None for any other."""
     media = content_type.split(";", 1)[0].strip().lower()

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 from fathom_ray.network import NetworkMap
 from fathom_ray.ports import Resolver
-from fathom_ray.security import UrlPolicy
+from fathom_ray.security import UrlPolicy, encoding_problem
 
 logger = logging.getLogger(__name__)
 REFUSED_HEADER = "X-Fathom-Refused"
@@ -169,14 +169,10 @@ class EgressProxy:
         status = int(status_line.split(" ", 2)[1])
         declared = int(fields.get("content-length", "0") or 0)
         seen = Seen(status=status, content_type=fields.get("content-type", ""))
-        encoding = fields.get("content-encoding", "identity").lower()
-        if declared > self._max_body_bytes or encoding != "identity":
+        encoded = encoding_problem(fields.get("content-encoding", ""))
+        if declared > self._max_body_bytes or encoded:
             self._remember(url, Seen(seen.status, seen.content_type, too_large=True))
-            reason = (
-                f"{declared} bytes declared, limit {self._max_body_bytes}"
-                if encoding == "identity"
-                else f"a {encoding}-encoded body not asked for: its decoded size is unbounded"
-            )
+            reason = encoded or f"{declared} bytes declared, limit {self._max_body_bytes}"
             await _refuse(writer, 502, reason, header=TOO_LARGE_HEADER)
             return
         self._remember(url, seen)

@@ -20,7 +20,7 @@ from selectolax.lexbor import LexborHTMLParser
 from fathom_ray.models import FetchResult, FetchStatus, Preview
 from fathom_ray.network import NetworkMap
 from fathom_ray.ports import Resolver
-from fathom_ray.security import UrlPolicy, content_kind
+from fathom_ray.security import UrlPolicy, content_kind, encoding_problem
 from fathom_ray.settings import FetchSettings
 
 MAX_REDIRECTS = 5
@@ -205,12 +205,8 @@ class SafeHttpClient:
             raise _FetchFailedError(
                 FetchStatus.UNSUPPORTED_TYPE, f"content type {content_type!r} is not {wanted}"
             )
-        encoding = response.headers.get("content-encoding", "identity").lower()
-        if encoding != "identity":  # decoding could make a small body unboundedly large (a gzip bomb)
-            raise _FetchFailedError(
-                FetchStatus.TOO_LARGE,
-                f"a {encoding}-encoded body not asked for: its decoded size is unbounded",
-            )
+        if problem := encoding_problem(response.headers.get("content-encoding", "")):
+            raise _FetchFailedError(FetchStatus.TOO_LARGE, problem)
         declared = int(response.headers.get("content-length", "0") or 0)
         if declared > max_bytes and not rules.truncate:
             raise _FetchFailedError(FetchStatus.TOO_LARGE, f"{declared} bytes declared, limit {max_bytes}")
