@@ -37,6 +37,7 @@ class BrowserPool:
         self._proxy: EgressProxy | None = None
         self._http: SafeHttpClient | None = None
         self._fetcher: PlaywrightFetcher | None = None
+        self._fetched = 0  # pages this pool fetched in Chromium, robots.txt refusals not counted
 
     async def start(self) -> None:
         if self._fetcher is not None:
@@ -69,6 +70,7 @@ class BrowserPool:
         assert self._fetcher is not None
         if not await self.robots_allow(url):
             return FetchResult(url, FetchStatus.ROBOTS, error="robots.txt disallows this URL")
+        self._fetched += 1
         return await self._fetcher.fetch(url)
 
     async def preview(self, url: str) -> Preview:
@@ -98,6 +100,10 @@ class BrowserPool:
 
     def launches(self) -> int:
         return 0 if self._fetcher is None else self._fetcher.launches
+
+    def fetched(self) -> int:
+        """Pages fetched since this actor (re)started: how a cluster's fetches spread over its pools."""
+        return self._fetched
 
 
 def browser_pool_actor(name: str | None = None, **placement: Any) -> Any:

@@ -19,6 +19,7 @@ from ray.exceptions import RayError
 
 from actors.engine import Engine
 from actors.session import ActorDirectory, Remote, RemoteJudge, session_actor
+from fathom_ray.browser_fleet import BrowserFleet
 from fathom_ray.models import Event, EventType, FetchResult, JsonValue, ResearchRequest
 from fathom_ray.network import NetworkMap
 from fathom_ray.presets import get_preset
@@ -124,8 +125,8 @@ class _RemoteLedger:
 class _ServedPages:
     """The verifier's second look: the page as its site serves it now, extracted as before."""
 
-    def __init__(self, browser: Any, extractor: Any) -> None:
-        self._browser, self._extractor = Remote(browser), Remote(extractor)
+    def __init__(self, browser: BrowserFleet, extractor: Any) -> None:
+        self._browser, self._extractor = browser, Remote(extractor)
 
     async def page_text(self, url: str) -> str | None:
         result: FetchResult = await self._browser.fetch(url)
@@ -170,7 +171,7 @@ class CoordinatorService:
             self.request.goal,
             judge=RemoteJudge(handles.judge),
             researchers=_Researchers(self),
-            pages=_ServedPages(handles.browser, handles.extractor),
+            pages=_ServedPages(self.parts.browsers(), handles.extractor),
             ledger=ledger,
             agents=self.agents,
             budget=budget,

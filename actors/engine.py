@@ -9,6 +9,7 @@ from typing import Any
 
 import ray
 from ray.exceptions import RayError
+from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from actors.browser_pool import browser_pool_actor
 from actors.documents import document_store_actor
@@ -39,6 +40,7 @@ class Engine:
     judge: JudgeInfo
     dashboard_url: str | None = None  # the Ray dashboard, where the command that started Ray knows it
     placement: Mapping[str, PartPlacement] = field(default_factory=dict)  # where each part went
+    browser_pools: tuple[Any, ...] = ()  # every pool (``handles.browser`` is the first): held, so they live
 
     def spawn_session(self, session_id: str, request: ResearchRequest) -> Any:
         """A new Session actor for ``request`` on this engine (not started: call its ``run``)."""
@@ -50,8 +52,20 @@ class Engine:
 
 def cluster_placement(gpu: bool) -> dict[str, PartPlacement]:
     """The plan for this Ray's alive nodes (``fathom_ray.placement``)."""
-    nodes = [node["Resources"] for node in ray.nodes() if node.get("Alive")]  # type: ignore[no-untyped-call]
-    return plan_placement(nodes, judge_on_gpu=gpu)
+    alive = [node for node in ray.nodes() if node.get("Alive")]  # type: ignore[no-untyped-call]
+    return plan_placement({node["NodeID"]: node["Resources"] for node in alive}, judge_on_gpu=gpu)
+
+
+def _pool_label(i: int, count: int) -> str:
+    return "browser pool (Chromium)" if count == 1 else f"browser pool {i + 1} of {count} (Chromium)"
+
+
+def _kept_to(nodes: tuple[str, ...], i: int) -> dict[str, Any]:
+    """The i-th of one-per-node actors on its node while that node lives, elsewhere (where the
+    part's resources are) when it does not."""
+    if not nodes:
+        return {}
+    return {"scheduling_strategy": NodeAffinitySchedulingStrategy(nodes[i], soft=True)}
 
 
 def cluster_has_gpu() -> bool:
@@ -88,21 +102,26 @@ def start_engine(
     settings = resolve_judge(settings)
     if gpu is None:
         gpu = wants_gpu(settings)
+    plan = cluster_placement(gpu)
     directory = ActorDirectory(
         ray.get_runtime_context().namespace,
         name_prefix or f"fathom-{uuid.uuid4().hex[:8]}-",
         (("judge", judge),) if judge is not None else (),
+        browser_pools=max(1, len(plan["browser"].nodes)),
     )
     name = directory.name
-    plan = cluster_placement(gpu)
 
     def where(part: str) -> dict[str, Any]:
         return dict(plan[part].options)
 
-    handles = Handles(
-        browser=browser_pool_actor(name("browser"), **where("browser")).remote(
+    pools = [
+        browser_pool_actor(pool, **where("browser"), **_kept_to(plan["browser"].nodes, i)).remote(
             settings.browser, settings.fetch, network
-        ),
+        )
+        for i, pool in enumerate(directory.browser_names())
+    ]
+    handles = Handles(
+        browser=pools[0],
         extractor=extractor_pool_actor(name=name("extractor"), **where("extractor")).remote(timeout_s=30.0),
         judge=ray.get_actor(judge)
         if judge is not None
@@ -118,7 +137,7 @@ def start_engine(
         ledger=task_ledger_actor(name("ledger"), **where("ledger")).remote(settings.data_dir / "ledger"),
     )
     starts = {
-        "browser pool (Chromium)": handles.browser.start.remote(),
+        **{_pool_label(i, len(pools)): pool.start.remote() for i, pool in enumerate(pools)},
         "judge": handles.judge.start.remote(),
         "embedder": handles.embedder.start.remote(),
         "source memory (Qdrant, graph store)": handles.memory.start.remote(),
@@ -132,7 +151,9 @@ def start_engine(
             raise FathomError(f"the {part} could not start: {ray_cause(e)}") from e
     info = started["judge"]
     judge_info = info if isinstance(info, JudgeInfo) else JudgeInfo("", "")
-    return Engine(settings, network, handles, directory, judge_info, placement=plan)
+    return Engine(
+        settings, network, handles, directory, judge_info, placement=plan, browser_pools=tuple(pools)
+    )
 
 
 def ray_cause(error: RayError) -> str:

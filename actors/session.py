@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, fields
 from typing import Any
@@ -22,12 +23,12 @@ from actors.detached import detached
 from actors.metrics import SessionMetrics
 from actors.task_ledger import AgentReports
 from fathom_ray.adapters.search_backends import open_searcher
+from fathom_ray.browser_fleet import BrowserFleet, PoolLost
 from fathom_ray.llm.judge import Judged, JudgeFailure
 from fathom_ray.models import (
     Event,
     ExtractedPage,
     FetchResult,
-    FetchStatus,
     Preview,
     ResearchRequest,
     SearchResult,
@@ -75,12 +76,22 @@ class ActorDirectory:
     namespace: str
     prefix: str
     overrides: tuple[tuple[str, str], ...] = ()
+    browser_pools: int = 1  # one per browser node: ``browser``, ``browser-2``, ...
 
     def name(self, part: str) -> str:
         return dict(self.overrides).get(part, f"{self.prefix}{part}")
 
+    def browser_names(self) -> list[str]:
+        return [self.name("browser"), *(self.name(f"browser-{i}") for i in range(2, self.browser_pools + 1))]
+
     def resolve(self) -> Handles:
+        """The shared actors (``browser``: the first pool; ``browsers`` finds them all)."""
         return Handles(**{part: ray.get_actor(self.name(part), self.namespace) for part in ENGINE_PARTS})
+
+    def browsers(self, start: int = 0) -> BrowserFleet:
+        """Every browser pool as one browser: the calls spread over them (``fathom_ray.browser_fleet``)."""
+        pools = [_Pool(ray.get_actor(name, self.namespace)) for name in self.browser_names()]
+        return BrowserFleet(pools, start)
 
 
 class Remote:
@@ -98,26 +109,26 @@ class Remote:
         return call
 
 
-class _Browser(Remote):
-    async def fetch(self, url: str) -> FetchResult:
-        try:
-            return await self._handle.fetch.remote(url)  # type: ignore[no-any-return]
-        except RayError as e:
-            return FetchResult(
-                url, FetchStatus.BROWSER_CRASHED, error=f"browser pool lost: {type(e).__name__}"
-            )
+class _Pool:
+    """One browser pool actor; a Ray error is ``PoolLost``, for the fleet to pass the call on."""
 
-    async def crawl_delay(self, url: str) -> float | None:
+    def __init__(self, handle: Any) -> None:
+        self._handle = handle
+
+    async def _call(self, method: str, url: str) -> Any:
         try:
-            return await self._handle.crawl_delay.remote(url)  # type: ignore[no-any-return]
-        except RayError:
-            return None
+            return await getattr(self._handle, method).remote(url)
+        except RayError as e:
+            raise PoolLost(type(e).__name__) from e
+
+    async def fetch(self, url: str) -> FetchResult:
+        return await self._call("fetch", url)  # type: ignore[no-any-return]
 
     async def preview(self, url: str) -> Preview:
-        try:
-            return await self._handle.preview.remote(url)  # type: ignore[no-any-return]
-        except RayError as e:
-            return Preview(url, FetchStatus.BROWSER_CRASHED, error=f"browser pool lost: {type(e).__name__}")
+        return await self._call("preview", url)  # type: ignore[no-any-return]
+
+    async def crawl_delay(self, url: str) -> float | None:
+        return await self._call("crawl_delay", url)  # type: ignore[no-any-return]
 
 
 class _Extractor(Remote):
@@ -232,7 +243,7 @@ class SessionService:
     def _services(self, searcher: Searcher) -> Services:
         return Services(
             judge=RemoteJudge(self._handles.judge),
-            browser=_Browser(self._handles.browser),
+            browser=self._parts.browsers(start=zlib.crc32(self._session_id.encode())),
             extractor=_Extractor(self._handles.extractor),
             embedder=Remote(self._handles.embedder),
             memory=Remote(self._handles.memory),
@@ -271,7 +282,12 @@ class SessionService:
 
 
 def session_actor(name: str | None = None, **placement: Any) -> Any:
-    """The Session actor class; ``name`` (a swarm's researcher) shows the task tree in the dashboard."""
+    """The Session actor class; ``name`` (a swarm's researcher) shows the task tree in the dashboard.
+
+    ``run`` is retried without a count of its own: the restarts bound it. While a lost node is not
+    yet known to be dead, each retry fails at once as "temporarily unavailable"; a count (3) ran
+    out in those seconds, before the actor restarted on another node.
+    """
     return ray.remote(SessionService).options(
-        num_cpus=0, max_restarts=3, max_task_retries=3, name=name, **placement
+        num_cpus=0, max_restarts=3, max_task_retries=-1, name=name, **placement
     )

@@ -5,7 +5,9 @@ everything) and on a cluster:
 
 - the judge on a node that offers a GPU when it runs a model on one, else on a node offering
   ``judge_gpu`` (the stand-in a CPU cluster or a test gives a node), else anywhere;
-- the browser pool on a node offering ``browser`` (where Chromium is installed), else anywhere;
+- one browser pool per node offering ``browser`` (where Chromium is installed), kept to its node
+  while it lives and moved to another browser node when it is lost; one pool anywhere when no
+  node offers it;
 - extractor pools and sessions spread over the nodes;
 - the frontier, source memory, document store and task ledger, each one owner of its store, on
   the head node (Ray's ``node:__internal_head__`` resource), where their files are.
@@ -16,7 +18,7 @@ where it will go and what the cluster lacks.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +26,7 @@ JUDGE_RESOURCE = "judge_gpu"
 BROWSER_RESOURCE = "browser"
 HEAD_RESOURCE = "node:__internal_head__"
 HEAD_SHARE = 0.001  # a sliver: the head's marker resource is 1 in all, and every owner shares it
+BROWSER_SHARE = 0.001  # a sliver too: every engine on the cluster (Serve's, a batch job's) has its pools
 HEAD_PARTS = ("frontier", "memory", "documents", "ledger")
 SPREAD_PARTS = ("extractor", "session")
 Node = Mapping[str, float]
@@ -35,16 +38,18 @@ class PartPlacement:
     options: dict[str, Any] = field(default_factory=dict)  # extra Ray actor options
     where: str = "any node"
     missing: str = ""  # what the cluster lacks for the plan, said by ``fathom doctor``
+    nodes: tuple[str, ...] = ()  # one actor per node, by node id (the browser pools); () for one anywhere
 
 
-def plan_placement(nodes: Sequence[Node], *, judge_on_gpu: bool) -> dict[str, PartPlacement]:
-    """Each part's placement on a cluster whose alive nodes offer ``nodes`` (resource totals)."""
-    offered = {name for node in nodes for name, amount in node.items() if amount > 0}
+def plan_placement(nodes: Mapping[str, Node], *, judge_on_gpu: bool) -> dict[str, PartPlacement]:
+    """Each part's placement on a cluster whose alive nodes offer ``nodes`` (node id: resource totals)."""
+    offered = {name for node in nodes.values() for name, amount in node.items() if amount > 0}
     several = len(nodes) > 1
+    browser_nodes = tuple(sorted(i for i, node in nodes.items() if node.get(BROWSER_RESOURCE, 0) > 0))
     plan = {
         "judge": _judge(offered, judge_on_gpu, several),
         "embedder": PartPlacement("embedder", where="a GPU node" if judge_on_gpu else "any node"),
-        "browser": _browser(offered, several),
+        "browser": _browser(browser_nodes, several),
     }
     for part in SPREAD_PARTS:
         plan[part] = PartPlacement(part, {"scheduling_strategy": "SPREAD"}, "spread over the nodes")
@@ -67,9 +72,11 @@ def _judge(offered: set[str], on_gpu: bool, several: bool) -> PartPlacement:
     return PartPlacement("judge", missing=missing)
 
 
-def _browser(offered: set[str], several: bool) -> PartPlacement:
-    if BROWSER_RESOURCE in offered:
-        options = {"resources": {BROWSER_RESOURCE: 1}}
-        return PartPlacement("browser", options, f"a node offering {BROWSER_RESOURCE}")
+def _browser(browser_nodes: tuple[str, ...], several: bool) -> PartPlacement:
+    if browser_nodes:
+        options = {"resources": {BROWSER_RESOURCE: BROWSER_SHARE}}
+        count = len(browser_nodes)
+        where = f"one pool on each node offering {BROWSER_RESOURCE} ({count})"
+        return PartPlacement("browser", options, where, nodes=browser_nodes)
     missing = f"no node offers {BROWSER_RESOURCE}: the browser pool goes to any node" if several else ""
     return PartPlacement("browser", missing=missing)

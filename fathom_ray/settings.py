@@ -171,7 +171,8 @@ class ApiSettings(Section):
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65_535)
     token: SecretStr | None = None
-    max_sessions: int = Field(2, ge=1)
+    max_sessions: int = Field(2, ge=1)  # running at once, per Serve replica
+    replicas: int = Field(1, ge=1, le=64)  # Serve replicas of the API, spread over the nodes
     heartbeat_s: float = Field(15.0, gt=0)
 
     @model_validator(mode="after")

@@ -38,14 +38,26 @@ class FathomApi:
             settings.docs.max_bytes,
             Conversations(settings.data_dir / "conversations"),
         )
-        sessions = RaySessionManager(self._engine, settings.api.max_sessions)
+        replica = serve.get_replica_context().replica_id.unique_id
+        sessions = RaySessionManager(self._engine, settings.api.max_sessions, replica)
         return build_app(sessions, settings.api, documents=documents)
 
 
 def api_application(engine: Engine) -> Application:
-    """One replica: admission control counts sessions per replica, so the cap holds."""
-    deployment = serve.deployment(name="fathom", ray_actor_options={"num_cpus": 0}, max_ongoing_requests=256)
-    return deployment(FathomApi).bind(engine)
+    """``FATHOM_API__REPLICAS`` replicas on one engine, each on a node of its own when there are
+    several (so losing a node loses one replica), so the cluster needs as many nodes.
+
+    Admission control counts the sessions each replica started, so the cap
+    (``FATHOM_API__MAX_SESSIONS``) holds per replica. Any replica answers for any session: a
+    running one is found by its actor's name, a finished one in the stores.
+    """
+    replicas = engine.settings.api.replicas
+    deployment = serve.deployment(
+        name="fathom", num_replicas=replicas, ray_actor_options={"num_cpus": 0}, max_ongoing_requests=256
+    )(FathomApi)
+    if replicas > 1:
+        deployment = deployment.options(max_replicas_per_node=1)
+    return deployment.bind(engine)
 
 
 def app_builder(args: dict[str, str]) -> Application:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 from typing import Any
 
@@ -19,13 +20,20 @@ from fathom_ray.swarm.bundle import bundle_zip, read_bundle
 from fathom_ray.swarm.task_ledger import check_swarm_id
 from serve.sessions import NoBundleError, SessionBusyError
 
+_STARTED_HERE = re.compile(r"[sw]-[0-9a-f]{12}")  # the ids ``start`` gives sessions and swarms
+
 
 class RaySessionManager:
-    """Admits at most ``max_sessions`` running sessions; finished ones are read from the stores."""
+    """Admits at most ``max_sessions`` running sessions; finished ones are read from the stores.
 
-    def __init__(self, engine: Engine, max_sessions: int) -> None:
+    With several Serve replicas, each admits its own; a session another replica started is found
+    by its actor's name (session and coordinator actors are named by their id).
+    """
+
+    def __init__(self, engine: Engine, max_sessions: int, replica: str = "") -> None:
         self._engine = engine
         self._max_sessions = max_sessions
+        self._replica = replica
         self._running: dict[str, tuple[Any, Any]] = {}
         self._requests: dict[str, ResearchRequest] = {}
         self._swarms: set[str] = set()
@@ -80,12 +88,24 @@ class RaySessionManager:
         await self.result(session_id)  # 404 for an unknown id
         raise NoBundleError(session_id, "only a finished swarm has one")
 
-    async def events(self, session_id: str, after_seq: int) -> list[Event]:
-        """Polled by every open stream, so it prunes nothing (``result`` and the others do)."""
+    def _actor(self, session_id: str) -> Any | None:
+        """The running session's (or swarm's) actor, this replica's or another's; None when none runs."""
         running = self._running.get(session_id)
         if running is not None:
+            return running[0]
+        if not _STARTED_HERE.fullmatch(session_id):  # an id this API gives, never another actor's name
+            return None
+        try:
+            return ray.get_actor(session_id)
+        except ValueError:
+            return None
+
+    async def events(self, session_id: str, after_seq: int) -> list[Event]:
+        """Polled by every open stream, so it prunes nothing (``result`` and the others do)."""
+        running = self._actor(session_id)
+        if running is not None:
             try:
-                return await running[0].events_since.remote(after_seq)  # type: ignore[no-any-return]
+                return await running.events_since.remote(after_seq)  # type: ignore[no-any-return]
             except RayError:
                 pass  # restarting or gone: the stores have every checkpointed event
         stored: list[Event] = await self._engine.handles.memory.events.remote(session_id, after_seq)
@@ -107,11 +127,14 @@ class RaySessionManager:
         raise SessionNotFoundError(session_id)
 
     async def cancel(self, session_id: str) -> bool:
-        running = self._running.get(session_id)
+        running = self._actor(session_id)
         if running is None:
             await self.result(session_id)  # 404 for an unknown id
             return False
-        await detached(running[0].cancel.remote)
+        try:
+            await detached(running.cancel.remote)
+        except RayError:  # it ended as it was asked
+            return False
         return True
 
     async def operations(self) -> dict[str, JsonValue]:
@@ -121,6 +144,8 @@ class RaySessionManager:
             "max_sessions": self._max_sessions,
             "running": len(self._running),
             "dashboard_url": self._engine.dashboard_url,
+            "replica": self._replica,  # which replica answered, and on which Ray node
+            "node": ray.get_runtime_context().get_node_id(),
         }
 
     async def list(self) -> list[dict[str, JsonValue]]:

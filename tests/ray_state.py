@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import ray
 from ray.util.state import list_actors, list_tasks
@@ -26,3 +27,13 @@ def finished_tasks(name: str, at_least: int, timeout_s: float = 30.0) -> int:
         if count >= at_least or time.monotonic() > deadline:
             return count
         time.sleep(0.5)
+
+
+def actor_pid(handle: Any) -> int:
+    """The process id of the actor behind ``handle`` (alive now)."""
+    address = ray.get_runtime_context().gcs_address
+    actor_id = handle._actor_id.hex()  # Ray's handle keeps its id there
+    actors = list_actors(address=address, filters=[("actor_id", "=", actor_id)], detail=True)
+    pid = actors[0].pid
+    assert pid is not None, f"actor {actor_id} has no process"
+    return pid

@@ -31,7 +31,7 @@ def scripted_engine(
 ) -> Iterator[tuple[Engine, Any]]:
     settings = e2e_settings(tmp_path_factory.mktemp("data"), offline_network)
     name = f"scripted-judge-{uuid.uuid4().hex[:8]}"
-    judge = ray.remote(ScriptedJudge).options(num_cpus=0, name=name).remote()
+    judge = ray.remote(ScriptedJudge).options(num_cpus=0, name=name, max_restarts=3).remote()
     engine = start_engine(settings, offline_network, judge=name)
     yield engine, judge
     for handle in (engine.handles.browser, engine.handles.memory):

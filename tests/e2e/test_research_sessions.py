@@ -9,6 +9,7 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
+import psutil
 import pytest
 import ray
 
@@ -22,6 +23,7 @@ from fathom_ray.testweb import server as offline_web
 from fathom_ray.testweb.attacks import FORBIDDEN
 from fathom_ray.untrusted import unfit_for_fact
 from fathom_ray.urls import domain_of
+from tests.ray_state import actor_pid
 from tests.scripted_judge import ScriptedJudge
 
 pytestmark = [pytest.mark.e2e]
@@ -187,18 +189,38 @@ def test_killing_the_session_actor_resumes_without_losing_facts(scripted_engine:
     assert state.pages_fetched <= request.page_limit
 
 
-@pytest.mark.parametrize("victim", ["browser", "extractor", "frontier", "memory", "embedder"])
+def kill_chromium(engine: Engine) -> int:
+    """SIGKILL the Chromium processes under the browser pool actor; how many there were."""
+    chromium = [
+        child
+        for child in psutil.Process(actor_pid(engine.handles.browser)).children(recursive=True)
+        if "chrom" in child.name().lower()
+    ]
+    for child in chromium:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            child.kill()
+    return len(chromium)
+
+
+@pytest.mark.parametrize(
+    "victim", ["browser", "chromium", "extractor", "judge", "frontier", "memory", "embedder"]
+)
 def test_killing_a_shared_actor_mid_session_loses_nothing(
     scripted_engine: tuple[Engine, Any], victim: str
 ) -> None:
+    """Each part killed once the session fetches (Chromium itself: its processes, not the actor)."""
     engine, judge = scripted_engine
     ray.get(judge.configure.remote(satisfy=False))
     killed = threading.Event()
+    launches_before = ray.get(engine.handles.browser.launches.remote())
 
     def on_events(events: list[Event]) -> None:
         if not killed.is_set() and any(e.type is EventType.FETCHING for e in events):
             killed.set()
-            ray.kill(getattr(engine.handles, victim), no_restart=False)
+            if victim == "chromium":
+                assert kill_chromium(engine) >= 1
+            else:
+                ray.kill(getattr(engine.handles, victim), no_restart=False)
 
     state, events = session(engine, ResearchRequest(GOAL, depth="focused", max_pages=4), on_events)
     assert killed.is_set()
@@ -208,6 +230,10 @@ def test_killing_a_shared_actor_mid_session_loses_nothing(
     check_facts_cite_their_pages(state)
     fetched = [p.url for p in state.pages if p.status == "ok"]
     assert len(fetched) == len(set(fetched))  # no page fetched twice across the restart
+    if victim == "chromium":  # the pool launched a new Chromium for the rest of the session
+        assert ray.get(engine.handles.browser.launches.remote()) > launches_before
+    if victim == "judge":
+        ray.get(judge.configure.remote(satisfy=False), timeout=60)  # the restarted judge answers
 
 
 def test_a_run_cancelled_from_outside_is_recorded_as_cancelled(scripted_engine: tuple[Engine, Any]) -> None:

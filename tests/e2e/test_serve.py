@@ -124,6 +124,23 @@ def test_the_cap_holds_and_delete_cancels_through_serve(api_url: str) -> None:
         assert settle(client, [first, second]) == ["cancelled", "cancelled"]
 
 
+def test_a_replica_that_did_not_start_a_session_streams_and_cancels_it(api_url: str) -> None:
+    """Any replica answers for any running session (found by its actor's name): the secured app, a
+    deployment of its own on the same engine, stands in for a second replica."""
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+    with (
+        httpx.Client(base_url=api_url, timeout=120) as starter,
+        httpx.Client(base_url=f"{api_url}/secured", headers=auth, timeout=120) as other,
+    ):
+        session_id = starter.post("/research", json=LONG_GOAL).json()["id"]
+        with other.stream("GET", f"/research/{session_id}/stream") as stream:
+            first = next(line for line in stream.iter_lines() if line.startswith("event:"))
+        assert first.startswith("event: ")
+        assert other.get("/status").json()["running"] == 0  # each replica counts what it started
+        assert other.delete(f"/research/{session_id}").json()["status"] == "cancelled"
+        assert settle(starter, [session_id]) == ["cancelled"]
+
+
 def test_hanging_up_cancels_unless_asked_to_keep_running(api_url: str) -> None:
     stream_headers = {"Accept": "text/event-stream"}
     with httpx.Client(base_url=api_url, timeout=120) as client:
