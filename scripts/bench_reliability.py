@@ -1,4 +1,6 @@
-"""Reliability under hostile servers and attack pages, on the offline web (no Ray).
+"""Reliability under faults, hostile servers and attack pages, on the offline web.
+
+Faults: ``reliability_faults.py`` (a local Ray, each part of the engine killed mid-session).
 
 Hostile servers: each fault host of ``fathom_ray.testweb`` that misbehaves on purpose (a gzip bomb,
 an endless chunked body, a byte a second, 100,000 links, 100,000 nested elements, an unknown
@@ -24,6 +26,7 @@ import asyncio
 import html
 import resource
 import sys
+import tempfile
 import time
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -33,6 +36,8 @@ from bench_report import table, write_section
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+
+from reliability_faults import faults  # noqa: E402  (after ROOT is on the path)
 
 from fathom_ray.adapters.egress_proxy import EgressProxy  # noqa: E402
 from fathom_ray.adapters.http_client import SafeHttpClient  # noqa: E402
@@ -188,12 +193,21 @@ async def attacks(web: TestWeb) -> tuple[list[list[str]], int, int]:
     return rows, blocked, leaked
 
 
-async def main() -> None:
-    with TestWeb(CACHE) as web:
-        hostile_rows, bounded = await hostile(web)
-        attack_rows, blocked, leaked = await attacks(web)
+def main() -> None:
+    with TestWeb(CACHE) as web, tempfile.TemporaryDirectory() as data:
+        fault_rows, survived, facts_lost = faults(web, Path(data))
+        hostile_rows, bounded = asyncio.run(hostile(web))
+        attack_rows, blocked, leaked = asyncio.run(attacks(web))
     body = "\n".join(
         [
+            "Faults: each part of the engine killed mid-session (a local Ray, the scripted judge, "
+            "a `focused` session of at most 8 pages, killed as the first page after the first round's "
+            "checkpoint is fetched; Chromium by its processes, the rest by their actors): "
+            f"**{survived} of {len(fault_rows)} survived, {facts_lost} facts lost** (survived: "
+            "complete, every fact kept before the kill still kept, no page fetched twice).",
+            "",
+            table(["killed", "session", "facts before", "facts after", "lost", "fetched twice"], fault_rows),
+            "",
             "Hostile servers of the offline web, fetched at the default settings (page timeout "
             f"{BrowserSettings().page_timeout_s:g} s, httpx timeout {FetchSettings().timeout_s:g} s, "
             f"{FetchSettings().max_body_bytes:,} bytes at most): **{bounded} of {len(HOSTILE)} bounded** "
@@ -211,9 +225,12 @@ async def main() -> None:
         ]
     )
     write_section(
-        "reliability", "Reliability: hostile servers and attacks", "python scripts/bench_reliability.py", body
+        "reliability",
+        "Reliability: faults, hostile servers and attacks",
+        "python scripts/bench_reliability.py",
+        body,
     )
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    main()

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 from typing import Any
 
+import psutil
 import ray
 from ray.util.state import list_actors, list_tasks
 
@@ -37,3 +39,16 @@ def actor_pid(handle: Any) -> int:
     pid = actors[0].pid
     assert pid is not None, f"actor {actor_id} has no process"
     return pid
+
+
+def kill_chromium(browser_pool: Any) -> int:
+    """SIGKILL the Chromium processes under a browser pool actor (the actor lives on); how many."""
+    chromium = [
+        child
+        for child in psutil.Process(actor_pid(browser_pool)).children(recursive=True)
+        if "chrom" in child.name().lower()
+    ]
+    for child in chromium:
+        with contextlib.suppress(psutil.NoSuchProcess):
+            child.kill()
+    return len(chromium)

@@ -9,7 +9,6 @@ import uuid
 from collections.abc import Iterator
 from typing import Any
 
-import psutil
 import pytest
 import ray
 
@@ -23,7 +22,7 @@ from fathom_ray.testweb import server as offline_web
 from fathom_ray.testweb.attacks import FORBIDDEN
 from fathom_ray.untrusted import unfit_for_fact
 from fathom_ray.urls import domain_of
-from tests.ray_state import actor_pid
+from tests.ray_state import kill_chromium
 from tests.scripted_judge import ScriptedJudge
 
 pytestmark = [pytest.mark.e2e]
@@ -189,19 +188,6 @@ def test_killing_the_session_actor_resumes_without_losing_facts(scripted_engine:
     assert state.pages_fetched <= request.page_limit
 
 
-def kill_chromium(engine: Engine) -> int:
-    """SIGKILL the Chromium processes under the browser pool actor; how many there were."""
-    chromium = [
-        child
-        for child in psutil.Process(actor_pid(engine.handles.browser)).children(recursive=True)
-        if "chrom" in child.name().lower()
-    ]
-    for child in chromium:
-        with contextlib.suppress(psutil.NoSuchProcess):
-            child.kill()
-    return len(chromium)
-
-
 @pytest.mark.parametrize(
     "victim", ["browser", "chromium", "extractor", "judge", "frontier", "memory", "embedder"]
 )
@@ -218,7 +204,7 @@ def test_killing_a_shared_actor_mid_session_loses_nothing(
         if not killed.is_set() and any(e.type is EventType.FETCHING for e in events):
             killed.set()
             if victim == "chromium":
-                assert kill_chromium(engine) >= 1
+                assert kill_chromium(engine.handles.browser) >= 1
             else:
                 ray.kill(getattr(engine.handles, victim), no_restart=False)
 
