@@ -49,6 +49,7 @@ class _Researchers:
             time_budget_s=max(1.0, sub.budget.time_s),
             token_budget=max(1, sub.budget.tokens),
             sources=service.request.sources,
+            owner=service.request.owner,  # a swarm's researchers are its owner's
         )
         session_id = f"{service.swarm_id}-{sub.agent}"
         actor = session_actor(session_id, scheduling_strategy="SPREAD").remote(  # as the engine's sessions

@@ -36,6 +36,7 @@ class ResearchRequest:
     time_budget_s: float | None = None
     token_budget: int | None = None
     sources: tuple[str, ...] = ("web",)  # where pages come from: the web, the user's documents, both
+    owner: str = ""  # the API token's name that started it, where tokens are isolated (FATHOM_API__TOKENS)
 
     def __post_init__(self) -> None:
         goal = self.goal.strip()

@@ -101,6 +101,7 @@ def summary_record(summary: SessionSummary) -> dict[str, JsonValue]:
         "pages": summary.pages,
         "facts": summary.facts,
         "updated": round(summary.updated, 3),
+        "owner": summary.owner,  # the token's name that started it ("" where tokens are not named)
     }
 
 

@@ -70,6 +70,7 @@ class SessionSummary:
     pages: int = 0  # fetched
     facts: int = 0  # kept
     updated: float = 0.0  # when it was last saved, seconds since the epoch
+    owner: str = ""  # ``ResearchRequest.owner``
 
 
 @dataclass(frozen=True, slots=True)

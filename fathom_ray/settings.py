@@ -10,6 +10,7 @@ picklable, so it travels to Ray actors as it is.
 from __future__ import annotations
 
 import ipaddress
+import re
 from pathlib import Path
 from typing import Any, Literal
 
@@ -167,18 +168,39 @@ class RaySettings(Section):
     metrics_port: int = Field(8266, ge=1, le=65_535)  # Ray's Prometheus endpoint for this node
 
 
+_TOKEN_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
+
+
 class ApiSettings(Section):
     host: str = "127.0.0.1"
     port: int = Field(8000, ge=1, le=65_535)
-    token: SecretStr | None = None
+    token: SecretStr | None = None  # the operator's: every session, every route
+    # named tokens, each seeing only the sessions it started: {"alice": "...", "bob": "..."}
+    tokens: dict[str, SecretStr] = Field(default_factory=dict)
     max_sessions: int = Field(2, ge=1)  # running at once, per Serve replica
     replicas: int = Field(1, ge=1, le=64)  # Serve replicas of the API, spread over the nodes
     heartbeat_s: float = Field(15.0, gt=0)
 
     @model_validator(mode="after")
     def _token_off_loopback(self) -> ApiSettings:
-        if self.token is None and not _is_loopback(self.host):
-            raise ValueError("binding beyond loopback needs a token (FATHOM_API__TOKEN)")
+        if self.token is None and not self.tokens and not _is_loopback(self.host):
+            raise ValueError(
+                "binding beyond loopback needs a token (FATHOM_API__TOKEN or FATHOM_API__TOKENS)"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def _tokens_named_and_distinct(self) -> ApiSettings:
+        secrets = [t.get_secret_value() for t in self.tokens.values()]
+        if self.token is not None:
+            secrets.append(self.token.get_secret_value())
+        for name in self.tokens:
+            if not _TOKEN_NAME.fullmatch(name):
+                raise ValueError(f"token name {name!r}: 1-64 letters, digits, '.', '_' or '-'")
+        if not all(secrets):
+            raise ValueError("an API token cannot be empty")
+        if len(set(secrets)) < len(secrets):
+            raise ValueError("two API tokens are the same: each must tell its holder apart")
         return self
 
 

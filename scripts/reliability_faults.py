@@ -9,10 +9,14 @@ is in its result, and no page is fetched twice.
 
 from __future__ import annotations
 
+import os
 import threading
 import uuid
 from pathlib import Path
 from typing import Any
+
+os.environ.setdefault("RAY_AUTH_MODE", "disabled")
+os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
 
 import ray
 
@@ -38,7 +42,7 @@ def faults(web: TestWeb, data_dir: Path) -> tuple[list[list[str]], int, int]:
         browser={"page_timeout_s": 10},
         search={"backend": "searxng", "searxng_url": "http://search.test", "max_results": 8},
     )
-    ray.init(include_dashboard=False, log_to_driver=False)
+    ray.init(log_to_driver=False)  # with the dashboard: the state API finds Chromium's parent
     try:
         name = f"scripted-judge-{uuid.uuid4().hex[:8]}"
         judge: Any = ray.remote(ScriptedJudge).options(num_cpus=0, name=name, max_restarts=3).remote()

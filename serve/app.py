@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 import time
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
@@ -26,8 +25,10 @@ from fathom_ray.models import GOAL_MAX_CHARS, GOAL_MIN_CHARS, MAX_SEEDS, Researc
 from fathom_ray.presets import DEFAULT_DEPTH
 from fathom_ray.report_html import render_fragment
 from fathom_ray.results import result_document, status_document
+from fathom_ray.session_state import SessionState
 from fathom_ray.settings import ApiSettings
 from fathom_ray.swarm.plan import MAX_AGENTS
+from serve.access import Caller, caller_for
 from serve.documents import DocumentsApi, add_document_routes
 from serve.sessions import NoBundleError, SessionBusyError, SessionManager
 from serve.sse import HEARTBEAT, encode
@@ -92,14 +93,13 @@ def build_app(
 
     async def authorised(
         credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)],
-    ) -> None:
-        if settings.token is None:
-            return
-        given = credentials.credentials if credentials else ""
-        if not secrets.compare_digest(given, settings.token.get_secret_value()):
+    ) -> Caller:
+        caller = caller_for(settings, credentials.credentials if credentials else "")
+        if caller is None:
             raise HTTPException(
                 401, "a valid bearer token is required", headers={"WWW-Authenticate": "Bearer"}
             )
+        return caller
 
     guarded = [Depends(authorised)]
     add_web_routes(app)
@@ -124,8 +124,26 @@ def build_app(
         dashboard = (await manager.operations()).get("dashboard_url")
         return {"status": "ok", "dashboard_url": dashboard if isinstance(dashboard, str) else None}
 
-    @app.post("/research", dependencies=guarded, response_model=None)
-    async def start(body: ResearchBody, accept: Annotated[str, Header()] = "") -> Started | StreamingResponse:
+    _add_research_routes(app, manager, settings, Depends(authorised), poll_s)
+    return app
+
+
+def _add_research_routes(
+    app: FastAPI, manager: SessionManager, settings: ApiSettings, asker: Any, poll_s: float
+) -> None:
+    """/research and its sessions, and /status; ``asker``: the dependency that says who asks."""
+
+    async def visible(session_id: str, caller: Caller) -> SessionState:
+        """The session's state, if ``caller`` may see it; another token's session is not found."""
+        state = await manager.result(session_id)
+        if not caller.may_see(state.request.owner):
+            raise SessionNotFoundError(session_id)
+        return state
+
+    @app.post("/research", response_model=None)
+    async def start(
+        body: ResearchBody, caller: Caller = asker, accept: Annotated[str, Header()] = ""
+    ) -> Started | StreamingResponse:
         try:
             request = ResearchRequest(
                 body.goal,
@@ -134,6 +152,7 @@ def build_app(
                 body.max_pages,
                 body.n,
                 sources=tuple(body.sources),
+                owner=caller.name,
             )
         except FathomError as e:
             raise HTTPException(422, str(e)) from e
@@ -147,53 +166,54 @@ def build_app(
             return StreamingResponse(stream, media_type="text/event-stream", headers=headers)
         return Started(id=session_id, status="running")
 
-    @app.get("/research/{session_id}/stream", dependencies=guarded)
+    @app.get("/research/{session_id}/stream")
     async def stream(
-        session_id: str, last_event_id: Annotated[str | None, Header()] = None
+        session_id: str, caller: Caller = asker, last_event_id: Annotated[str | None, Header()] = None
     ) -> StreamingResponse:
         after = int(last_event_id) if last_event_id and last_event_id.isdigit() else 0
-        await manager.events(session_id, after)  # 404 before the stream starts
+        await visible(session_id, caller)  # 404 before the stream starts
         events = _events(manager, session_id, after, settings.heartbeat_s, poll_s, cancel=False)
         return StreamingResponse(events, media_type="text/event-stream", headers=STREAM_HEADERS)
 
-    @app.get("/research/{session_id}", dependencies=guarded)
-    async def result(session_id: str) -> dict[str, Any]:
-        return status_document(await manager.result(session_id))
+    @app.get("/research/{session_id}")
+    async def result(session_id: str, caller: Caller = asker) -> dict[str, Any]:
+        return status_document(await visible(session_id, caller))
 
-    @app.get("/research/{session_id}/result", dependencies=guarded)
-    async def result_json(session_id: str) -> dict[str, Any]:
+    @app.get("/research/{session_id}/result")
+    async def result_json(session_id: str, caller: Caller = asker) -> dict[str, Any]:
         """The session's result.json, as `fathom research` writes it (pages with their text included)."""
-        state = await manager.result(session_id)
+        state = await visible(session_id, caller)
         return result_document(state, state.elapsed_s)
 
-    @app.get("/research/{session_id}/report", dependencies=guarded)
-    async def report(session_id: str) -> dict[str, str]:
+    @app.get("/research/{session_id}/report")
+    async def report(session_id: str, caller: Caller = asker) -> dict[str, str]:
         """The report as Markdown and as the HTML a page shows (raw HTML and images off, web links only)."""
-        markdown = (await manager.result(session_id)).report_markdown
+        markdown = (await visible(session_id, caller)).report_markdown
         return {"markdown": markdown, "html": render_fragment(markdown)}
 
-    @app.get("/research/{session_id}/bundle", dependencies=guarded)
-    async def bundle(session_id: str) -> Response:
+    @app.get("/research/{session_id}/bundle")
+    async def bundle(session_id: str, caller: Caller = asker) -> Response:
         """A finished swarm's report bundle as one zip."""
+        await visible(session_id, caller)
         archive = await manager.bundle(session_id)
         disposition = f'attachment; filename="{session_id}-bundle.zip"'
         return Response(archive, media_type="application/zip", headers={"Content-Disposition": disposition})
 
-    @app.delete("/research/{session_id}", dependencies=guarded)
-    async def cancel(session_id: str) -> Started:
+    @app.delete("/research/{session_id}")
+    async def cancel(session_id: str, caller: Caller = asker) -> Started:
+        await visible(session_id, caller)
         await manager.cancel(session_id)
         return Started(id=session_id, status="cancelled")
 
-    @app.get("/status", dependencies=guarded)
+    @app.get("/status", dependencies=[asker])
     async def status() -> dict[str, Any]:
         """The judge in use, the session cap, the sessions running and the Ray dashboard's URL."""
         return dict(await manager.operations())
 
-    @app.get("/research", dependencies=guarded)
-    async def sessions() -> list[dict[str, Any]]:
-        return await manager.list()
-
-    return app
+    @app.get("/research")
+    async def sessions(caller: Caller = asker) -> list[dict[str, Any]]:
+        """The sessions this token may see (every one, where tokens are not isolated)."""
+        return [row for row in await manager.list() if caller.may_see(str(row.get("owner", "")))]
 
 
 async def _events(

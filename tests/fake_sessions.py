@@ -118,7 +118,9 @@ class FakeSessions:
     async def list(self) -> list[dict[str, JsonValue]]:
         return [
             summary_record(
-                SessionSummary(i, s.request.goal, s.status, s.pages_fetched, len(s.ledger.facts), 1.0)
+                SessionSummary(
+                    i, s.request.goal, s.status, s.pages_fetched, len(s.ledger.facts), 1.0, s.request.owner
+                )
             )
             for i, s in reversed(self.states.items())
         ]

@@ -58,7 +58,8 @@ class Neo4jGraphStore:
     def save_session(self, state: SessionState) -> None:
         self._run(
             "MERGE (s:Session {id: $id}) SET s.goal = $goal, s.status = $status, s.updated = $updated, "
-            "s.state = $state, s.pages = $pages, s.facts = $facts",
+            "s.state = $state, s.pages = $pages, s.facts = $facts, s.owner = $owner",
+            owner=state.request.owner,
             pages=state.pages_fetched,
             facts=len(state.ledger.facts),
             id=state.session_id,
@@ -75,12 +76,19 @@ class Neo4jGraphStore:
     def list_sessions(self) -> list[SessionSummary]:
         rows = self._run(
             "MATCH (s:Session) RETURN s.id AS id, s.goal AS goal, s.status AS status, "
-            "coalesce(s.pages, 0) AS pages, coalesce(s.facts, 0) AS facts, s.updated AS updated "
+            "coalesce(s.pages, 0) AS pages, coalesce(s.facts, 0) AS facts, s.updated AS updated, "
+            "coalesce(s.owner, '') AS owner "
             "ORDER BY s.updated DESC"
         )
         return [
             SessionSummary(
-                r["id"], r["goal"], r["status"], int(r["pages"]), int(r["facts"]), float(r["updated"])
+                r["id"],
+                r["goal"],
+                r["status"],
+                int(r["pages"]),
+                int(r["facts"]),
+                float(r["updated"]),
+                str(r["owner"]),
             )
             for r in rows
         ]

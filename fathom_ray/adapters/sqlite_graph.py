@@ -100,10 +100,14 @@ class SqliteGraphStore:
             "SELECT id, goal, status, "
             "(SELECT count(*) FROM json_each(sessions.state, '$.pages') "
             "WHERE json_extract(value, '$.status') = 'ok'), "
-            "json_array_length(sessions.state, '$.ledger.facts'), updated "
+            "json_array_length(sessions.state, '$.ledger.facts'), updated, "
+            "coalesce(json_extract(sessions.state, '$.request.owner'), '') "
             "FROM sessions ORDER BY updated DESC"
         )
-        return [SessionSummary(r[0], r[1], r[2], int(r[3] or 0), int(r[4] or 0), float(r[5])) for r in rows]
+        return [
+            SessionSummary(r[0], r[1], r[2], int(r[3] or 0), int(r[4] or 0), float(r[5]), str(r[6]))
+            for r in rows
+        ]
 
     def append_events(self, session_id: str, events: Sequence[Event]) -> None:
         self._write(

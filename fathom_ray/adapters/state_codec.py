@@ -37,6 +37,7 @@ def state_from_json(data: dict[str, Any]) -> SessionState:
             time_budget_s=request.get("time_budget_s"),
             token_budget=request.get("token_budget"),
             sources=tuple(request.get("sources", ["web"])),
+            owner=request.get("owner", ""),
         ),
         status=SessionStatus(data["status"]),
         round=data["round"],

@@ -120,6 +120,34 @@ def test_bearer_token_guards_everything_but_health() -> None:
         server.stop()
 
 
+def test_named_tokens_see_only_their_own_sessions_and_the_operator_sees_all() -> None:
+    tokens = {"alice": SecretStr("alice-token"), "bob": SecretStr("bob-token")}
+    server = Server(FakeSessions(), ApiSettings(token=SecretStr("operator"), tokens=tokens))
+    alice, bob, operator = (
+        {"Authorization": f"Bearer {t}"} for t in ("alice-token", "bob-token", "operator")
+    )
+    try:
+        with httpx.Client(base_url=server.url, timeout=10) as client:
+            mine = client.post("/research", json=GOAL, headers=alice).json()["id"]
+            theirs = client.post("/research", json=GOAL, headers=bob).json()["id"]
+            listed = client.get("/research", headers=alice).json()
+            assert [row["id"] for row in listed] == [mine]
+            assert listed[0]["owner"] == "alice"
+            for path in ("", "/result", "/report", "/stream", "/bundle"):  # as if it did not exist
+                assert client.get(f"/research/{theirs}{path}", headers=alice).status_code == 404, path
+            assert client.delete(f"/research/{theirs}", headers=alice).status_code == 404
+            assert client.get(f"/research/{mine}", headers=alice).json()["id"] == mine
+            assert client.get(f"/research/{theirs}", headers=bob).status_code == 200
+            every = {row["id"]: row["owner"] for row in client.get("/research", headers=operator).json()}
+            assert every == {mine: "alice", theirs: "bob"}
+            assert client.get(f"/research/{mine}", headers=operator).status_code == 200
+            assert client.get("/research", headers={"Authorization": "Bearer alice"}).status_code == 401
+            latin = {"Authorization": "Bearer al\xefce-token".encode("latin-1")}  # not ASCII: still a 401
+            assert client.get("/research", headers=latin).status_code == 401
+    finally:
+        server.stop()
+
+
 @pytest.mark.parametrize(
     ("body", "field"),
     [

@@ -61,7 +61,8 @@ def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[GraphStore
 
 def test_session_state_round_trips(store: GraphStore) -> None:
     sid = f"c-{uuid.uuid4().hex[:8]}"
-    state = SessionState(sid, ResearchRequest("a goal", "quick", ("http://www.sqlite.test/wal.html",)))
+    request = ResearchRequest("a goal", "quick", ("http://www.sqlite.test/wal.html",), owner="alice")
+    state = SessionState(sid, request)
     store.save_session(state)
     state.round, state.status, state.judge = 2, COMPLETE, "evidence (BM25)"
     state.checklist = [ChecklistItem("Q1", "What is WAL?", True, ("F1",))]
@@ -72,7 +73,7 @@ def test_session_state_round_trips(store: GraphStore) -> None:
     store.save_session(state)
     assert store.load_session(sid) == state  # the whole value, as saved last
     listed = next(s for s in store.list_sessions() if s.id == sid)
-    assert (listed.goal, listed.status, listed.facts) == ("a goal", "complete", 1)
+    assert (listed.goal, listed.status, listed.facts, listed.owner) == ("a goal", "complete", 1, "alice")
     assert listed.updated > 0
     assert store.load_session("no-such-session") is None
 

@@ -40,6 +40,10 @@ def test_settings_are_frozen_and_pickle_with_secrets(monkeypatch: pytest.MonkeyP
         ("FATHOM_LLM__BACKEND", "openai", "base_url"),
         ("FATHOM_API__HOST", "0.0.0.0", "token"),
         ("FATHOM_GRAPH__BACKEND", "neo4j", "NEO4J__URI"),
+        ("FATHOM_API__TOKENS", '{"a b": "s3cret-ab"}', "token name"),
+        ("FATHOM_API__TOKENS", '{"alice": "same", "bob": "same"}', "the same"),
+        ("FATHOM_API__TOKENS", '{"alice": ""}', "empty"),
+        ("FATHOM_API__REPLICAS", "0", "replicas"),
     ],
 )
 def test_bad_settings_name_the_field(
@@ -48,6 +52,15 @@ def test_bad_settings_name_the_field(
     monkeypatch.setenv(variable, value)
     with pytest.raises(ConfigError, match=message):
         load_settings()
+
+
+def test_named_tokens_come_from_json_and_let_the_api_off_loopback(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("FATHOM_API__TOKENS", '{"alice": "alice-token", "bob": "bob-token"}')
+    monkeypatch.setenv("FATHOM_API__HOST", "0.0.0.0")
+    api = load_settings().api
+    assert sorted(api.tokens) == ["alice", "bob"]
+    assert api.tokens["bob"].get_secret_value() == "bob-token"
+    assert "bob-token" not in repr(api)
 
 
 def test_overrides_win_over_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
