@@ -142,7 +142,7 @@ def test_named_tokens_see_only_their_own_sessions_and_the_operator_sees_all() ->
             assert every == {mine: "alice", theirs: "bob"}
             assert client.get(f"/research/{mine}", headers=operator).status_code == 200
             assert client.get("/research", headers={"Authorization": "Bearer alice"}).status_code == 401
-            latin = {"Authorization": "Bearer al\xefce-token".encode("latin-1")}  # not ASCII: still a 401
+            latin = {b"Authorization": "Bearer al\xefce-token".encode("latin-1")}  # not ASCII: still a 401
             assert client.get("/research", headers=latin).status_code == 401
     finally:
         server.stop()
