@@ -221,6 +221,10 @@ class CoordinatorService:
     async def events_since(self, seq: int) -> list[Event]:
         return self.events.since(seq)
 
+    async def started_with(self) -> ResearchRequest:
+        """The request this swarm runs (for an API replica that did not start it)."""
+        return self.request
+
     async def _pdf(self, browser: Any, html: str) -> bytes | None:
         try:
             pdf: bytes = await browser.pdf.remote(html)

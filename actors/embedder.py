@@ -30,6 +30,8 @@ class EmbedderService:
 
 
 def embedder_actor(gpu: bool = False, name: str | None = None, **placement: Any) -> Any:
+    """Embedding is idempotent, so a call the actor was killed under is made again on its restart
+    (without a count of its own: the restarts bound it)."""
     return ray.remote(EmbedderService).options(
-        num_cpus=0, num_gpus=1 if gpu else 0, max_restarts=3, name=name, **placement
+        num_cpus=0, num_gpus=1 if gpu else 0, max_restarts=3, max_task_retries=-1, name=name, **placement
     )

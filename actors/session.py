@@ -228,9 +228,12 @@ class SessionService:
             detached(lambda: self._handles.memory.checkpoint.remote(state, unsaved))
             raise
         except Exception as e:
-            state.status, state.stop_reason = FAILED, f"{type(e).__name__}: {e}"
+            state.status, state.stop_reason = FAILED, failure_reason(e)
             self._events.emit_error(state.stop_reason)
-            await memory.checkpoint(state, self._events.take_unsaved())
+            try:
+                await memory.checkpoint(state, self._events.take_unsaved())
+            except Exception as saving:  # noqa: BLE001 (the store itself failed: it keeps what it last took)
+                logger.error("the failure could not be saved: %s", failure_reason(saving))
             raise
         finally:
             # the frontier keeps a session's pool only while it runs (it is saved, so a retried run
@@ -274,11 +277,22 @@ class SessionService:
     async def events_since(self, seq: int) -> list[Event]:
         return self._events.since(seq)
 
+    async def started_with(self) -> ResearchRequest:
+        """The request this session runs (for an API replica that did not start it)."""
+        return self._request
+
     async def cancel(self) -> None:
         """Stop the session now (on the actor's event loop, where its work runs), or as soon as it starts."""
         self._cancel_requested = True
         if self._loop is not None:
             self._loop.cancel()
+
+
+def failure_reason(error: BaseException) -> str:
+    """What stopped a run, in one line: for a Ray error, the remote exception, not its traceback."""
+    inner = (getattr(error, "cause", None) or error) if isinstance(error, RayError) else error
+    lines = str(inner).strip().splitlines()
+    return f"{type(inner).__name__}: {lines[-1]}" if lines else type(inner).__name__
 
 
 def session_actor(name: str | None = None, **placement: Any) -> Any:

@@ -23,9 +23,25 @@ unit of work: a request, a session, a command. Every one of ours derives from
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class FathomError(Exception):
-    """Base of every error fathom-ray raises on purpose."""
+    """Base of every error fathom-ray raises on purpose.
+
+    Picklable whatever a subclass's ``__init__`` takes (Ray sends errors between processes): it is
+    rebuilt from its message and fields, not by calling ``__init__`` again.
+    """
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (_rebuild, (type(self), str(self), dict(self.__dict__)))
+
+
+def _rebuild(cls: type[FathomError], message: str, fields: dict[str, Any]) -> FathomError:
+    error = cls.__new__(cls)
+    Exception.__init__(error, message)
+    error.__dict__.update(fields)
+    return error
 
 
 class ConfigError(FathomError):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import uuid
 from typing import Any
@@ -12,14 +13,16 @@ from ray.exceptions import RayError
 from actors.coordinator import coordinator_actor
 from actors.detached import detached
 from actors.engine import Engine
+from actors.session import failure_reason
 from fathom_ray.errors import InvalidRequestError, SessionNotFoundError
-from fathom_ray.models import Event, JsonValue, ResearchRequest
+from fathom_ray.models import Event, EventType, JsonValue, ResearchRequest
 from fathom_ray.results import summary_record
-from fathom_ray.session_state import SessionState, SessionSummary
+from fathom_ray.session_state import FAILED, RUNNING, SessionState, SessionSummary
 from fathom_ray.swarm.bundle import bundle_zip, read_bundle
 from fathom_ray.swarm.task_ledger import check_swarm_id
 from serve.sessions import NoBundleError, SessionBusyError
 
+logger = logging.getLogger(__name__)
 _STARTED_HERE = re.compile(r"[sw]-[0-9a-f]{12}")  # the ids ``start`` gives sessions and swarms
 
 
@@ -27,7 +30,9 @@ class RaySessionManager:
     """Admits at most ``max_sessions`` running sessions; finished ones are read from the stores.
 
     With several Serve replicas, each admits its own; a session another replica started is found
-    by its actor's name (session and coordinator actors are named by their id).
+    by its actor's name (session and coordinator actors are named by their id). A session whose
+    actor is gone while its checkpoint says it runs (the replica that started it was lost, and its
+    actors with it) is started again from that checkpoint by the replica that is asked about it.
     """
 
     def __init__(self, engine: Engine, max_sessions: int, replica: str = "") -> None:
@@ -37,12 +42,18 @@ class RaySessionManager:
         self._running: dict[str, tuple[Any, Any]] = {}
         self._requests: dict[str, ResearchRequest] = {}
         self._swarms: set[str] = set()
+        self._failures: dict[str, str] = {}  # runs that raised, by id: their reasons
 
     def _prune(self) -> None:
-        """End the actors whose run has returned (a swarm's coordinator takes its researchers along)."""
+        """End the actors whose run has returned (a swarm's coordinator takes its researchers along);
+        a run that raised is remembered with its reason, for when the stores could not record it."""
         for session_id, (actor, done) in list(self._running.items()):
             ready, _ = ray.wait([done], timeout=0)
             if ready:  # finished: its state is in the stores from now on
+                try:
+                    ray.get(done, timeout=0)
+                except RayError as e:
+                    self._failures[session_id] = failure_reason(e)
                 del self._running[session_id]
                 self._requests.pop(session_id, None)
                 self._swarms.discard(session_id)
@@ -108,29 +119,66 @@ class RaySessionManager:
                 return await running.events_since.remote(after_seq)  # type: ignore[no-any-return]
             except RayError:
                 pass  # restarting or gone: the stores have every checkpointed event
+        state: SessionState | None = await self._engine.handles.memory.load_session.remote(session_id)
+        if running is None and state is not None:
+            self._adopt(state)
         stored: list[Event] = await self._engine.handles.memory.events.remote(session_id, after_seq)
-        if (
-            not stored
-            and running is None
-            and await self._engine.handles.memory.load_session.remote(session_id) is None
-        ):
+        if not stored and running is None and state is None:
             raise SessionNotFoundError(session_id)
+        failure = self._failures.get(session_id)
+        if failure is not None and not (stored and stored[-1].type.is_terminal):
+            # the run failed and the stores could not take its last events: end the stream here
+            seq = max(after_seq, stored[-1].seq if stored else 0) + 1
+            stored.append(Event(session_id, seq, EventType.ERROR, {"status": failure}))
         return stored
+
+    def _adopt(self, state: SessionState) -> None:
+        """Run an orphaned session again from its checkpoint on this replica (``state`` says it runs
+        but no actor by its name lives). A swarm is not resumed: its coordinator keeps no checkpoint."""
+        session_id = state.session_id
+        if (
+            state.status != RUNNING
+            or not session_id.startswith("s-")
+            or session_id in self._failures
+            or self._actor(session_id) is not None
+        ):
+            return
+        try:
+            actor = self._engine.spawn_session(session_id, state.request)
+        except ValueError:  # another replica adopted it a moment ago
+            return
+        logger.info("session %s lost its actor: resuming it from its checkpoint", session_id)
+        self._running[session_id] = (actor, detached(actor.run.remote))
+        self._requests[session_id] = state.request
 
     async def result(self, session_id: str) -> SessionState:
         self._prune()
         state: SessionState | None = await self._engine.handles.memory.load_session.remote(session_id)
         if state is not None:
+            failure = self._failures.get(session_id)
+            if failure is not None and state.status == RUNNING:  # the stores missed how it ended
+                state.status, state.stop_reason = FAILED, failure
+                return state
+            self._adopt(state)
             return state
         if session_id in self._requests:  # started, not yet checkpointed
             return SessionState(session_id, self._requests[session_id])
+        running = self._actor(session_id)  # started by another replica, not yet checkpointed
+        if running is not None:
+            try:
+                request: ResearchRequest = await running.started_with.remote()
+            except RayError:
+                raise SessionNotFoundError(session_id) from None
+            return SessionState(session_id, request)
         raise SessionNotFoundError(session_id)
 
     async def cancel(self, session_id: str) -> bool:
         running = self._actor(session_id)
         if running is None:
-            await self.result(session_id)  # 404 for an unknown id
-            return False
+            await self.result(session_id)  # 404 for an unknown id; an orphan is adopted, and so cancelled
+            running = self._actor(session_id)
+            if running is None:
+                return False
         try:
             await detached(running.cancel.remote)
         except RayError:  # it ended as it was asked

@@ -8,8 +8,10 @@ with ``suggestion_score(cosine, domain quality)``.
 
 from __future__ import annotations
 
+import sqlite3
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -31,6 +33,20 @@ class Suggestion:
     url: str
     title: str
     score: float
+
+
+# what a Qdrant client raises when its store fails: a server's answer, or local mode's files
+# (its SQLite, on a disk gone read-only or full)
+QDRANT_FAILURES = (UnexpectedResponse, RuntimeError, ValueError, OSError, sqlite3.Error)
+
+
+@contextmanager
+def failing_as_store_error(store: str) -> Iterator[None]:
+    """A store's own failure as a ``StoreError`` naming the store (a session stops on it)."""
+    try:
+        yield
+    except QDRANT_FAILURES as e:
+        raise StoreError(store, f"{type(e).__name__}: {e}") from e
 
 
 def open_client(settings: QdrantSettings, path: Path) -> QdrantClient:
@@ -65,7 +81,7 @@ class QdrantSourceMemory:
                     self._client.create_collection(
                         name, vectors_config=VectorParams(size=size, distance=Distance.COSINE)
                     )
-        except (UnexpectedResponse, RuntimeError, ValueError, OSError) as e:
+        except QDRANT_FAILURES as e:
             raise StoreError("qdrant", str(e)) from e
 
     @property
@@ -81,7 +97,8 @@ class QdrantSourceMemory:
 
     def domain_stats(self, domains: Iterable[str]) -> dict[str, tuple[float, int]]:
         wanted = list(dict.fromkeys(domains))
-        points = self.client.retrieve(self._domains, [_point_id(d) for d in wanted], with_payload=True)
+        with failing_as_store_error("qdrant"):
+            points = self.client.retrieve(self._domains, [_point_id(d) for d in wanted], with_payload=True)
         found = {
             str(p.payload["domain"]): (float(p.payload["quality_sum"]), int(p.payload["visits"]))
             for p in points
@@ -98,24 +115,28 @@ class QdrantSourceMemory:
         quality_sum, visits = self.domain_stats([domain])[domain]
         quality_sum, visits = quality_sum + min(1.0, max(0.0, signal)), visits + 1
         payload = {"domain": domain, "quality_sum": quality_sum, "visits": visits}
-        self.client.upsert(self._domains, [PointStruct(id=_point_id(domain), vector=[1.0], payload=payload)])
+        point = PointStruct(id=_point_id(domain), vector=[1.0], payload=payload)
+        with failing_as_store_error("qdrant"):
+            self.client.upsert(self._domains, [point])
         return domain_quality(quality_sum, visits)
 
     def remember_page(self, url: str, title: str, vector: Sequence[float], fact_count: int) -> None:
         payload = {"url": url, "title": title, "domain": domain_of(url), "facts": fact_count}
-        self.client.upsert(
-            self._pages, [PointStruct(id=_point_id(url), vector=list(vector), payload=payload)]
-        )
+        with failing_as_store_error("qdrant"):
+            self.client.upsert(
+                self._pages, [PointStruct(id=_point_id(url), vector=list(vector), payload=payload)]
+            )
 
     def suggest(self, vector: Sequence[float], limit: int, exclude: Iterable[str] = ()) -> list[Suggestion]:
         """Remembered pages related to ``vector``, best ``suggestion_score`` first."""
         skip = [_point_id(url) for url in dict.fromkeys(exclude)]
-        hits = self.client.query_points(
-            self._pages,
-            query=list(vector),
-            query_filter=Filter(must_not=[HasIdCondition(has_id=skip)]) if skip else None,
-            limit=limit * 3,  # re-ranked below by suggestion_score
-        ).points
+        with failing_as_store_error("qdrant"):
+            hits = self.client.query_points(
+                self._pages,
+                query=list(vector),
+                query_filter=Filter(must_not=[HasIdCondition(has_id=skip)]) if skip else None,
+                limit=limit * 3,  # re-ranked below by suggestion_score
+            ).points
         pages = [(h.payload, float(h.score)) for h in hits if h.payload and h.score >= MIN_SIMILARITY]
         qualities = self.domain_qualities(str(p["domain"]) for p, _ in pages)
         suggestions = [

@@ -22,6 +22,7 @@ from hypothesis.errors import Unsatisfiable
 from playwright.sync_api import expect, sync_playwright
 from pydantic import SecretStr
 from ray import serve
+from ray.util.state import list_actors
 from schemathesis.core.result import Ok
 
 from actors.engine import Engine
@@ -139,6 +140,48 @@ def test_a_replica_that_did_not_start_a_session_streams_and_cancels_it(api_url: 
         assert other.get("/status").json()["running"] == 0  # each replica counts what it started
         assert other.delete(f"/research/{session_id}").json()["status"] == "cancelled"
         assert settle(starter, [session_id]) == ["cancelled"]
+
+
+def kill_replicas(app: str) -> int:
+    """Kill the Serve replicas of ``app`` (Serve starts new ones); how many there were."""
+    address = ray.get_runtime_context().gcs_address
+    replicas = [
+        a
+        for a in list_actors(address=address, filters=[("state", "=", "ALIVE")], limit=1000)
+        if str(a.name or "").startswith(f"SERVE_REPLICA::{app}#")
+    ]
+    for replica in replicas:
+        ray.kill(ray.get_actor(str(replica.name), namespace="serve"), no_restart=True)
+    return len(replicas)
+
+
+def test_a_replica_lost_mid_stream_the_client_resumes_with_last_event_id(api_url: str) -> None:
+    """The replica that started a session dies (and its session actor with it): the client asks the
+    next replica with Last-Event-ID, which resumes the session from its checkpoint and streams on."""
+    stream_headers = {"Accept": "text/event-stream"}
+    body = {**GOAL, "depth": "quick", "keep_running": True}
+    with httpx.Client(base_url=api_url, timeout=120) as client:
+        last = 0
+        with client.stream("POST", "/research", json=body, headers=stream_headers) as stream:
+            session_id = stream.headers["x-session-id"]
+            for line in stream.iter_lines():
+                if line.startswith("id: "):
+                    last = int(line.removeprefix("id: "))
+                if line == "event: round_end":  # the first round is checkpointed
+                    break
+            assert kill_replicas("fathom") == 1
+        wait_until_healthy(api_url, timeout_s=120)
+        resumed = {"Accept": "text/event-stream", "Last-Event-ID": str(last)}
+        with client.stream("GET", f"/research/{session_id}/stream", headers=resumed) as stream:
+            events = read_stream(stream)
+        assert events, "nothing streamed after the resume"
+        assert all(seq > last for _, seq, _, _ in events)
+        assert events[-1][0] == "complete"
+        result = client.get(f"/research/{session_id}/result").json()
+    assert result["status"] == "complete"
+    fetched = [page["url"] for page in result["pages"] if page["status"] == "ok"]
+    assert fetched
+    assert len(fetched) == len(set(fetched))  # none fetched twice across the resume
 
 
 def test_hanging_up_cancels_unless_asked_to_keep_running(api_url: str) -> None:
