@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import psutil
@@ -38,6 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from reliability_faults import faults  # noqa: E402  (after ROOT is on the path)
+from reliability_load import load, serving, soak  # noqa: E402
 
 from fathom_ray.adapters.egress_proxy import EgressProxy  # noqa: E402
 from fathom_ray.adapters.http_client import SafeHttpClient  # noqa: E402
@@ -193,9 +195,51 @@ async def attacks(web: TestWeb) -> tuple[list[list[str]], int, int]:
     return rows, blocked, leaked
 
 
+def load_lines(held: dict[str, Any]) -> list[str]:
+    outcomes = ", ".join(f"{n} {what}" for what, n in sorted(held["outcomes"].items(), key=lambda x: -x[1]))
+    p50, p95 = held["first_event_p50"], held["first_event_p95"]
+    firsts = f"first event p50 {p50:.2f} s, p95 {p95:.2f} s" if p50 is not None else "no stream started"
+    verdict = "**held**" if held["held"] else f"**not held**: {'; '.join(held['bad'])}"
+    return [
+        f"Load: `fathom serve` (Ray Serve) with the cap at 4, {held['clients']} clients for "
+        f"{held['seconds']:.0f} s starting (streamed or polled), polling, cancelling and reconnecting "
+        f"with Last-Event-ID: {verdict} (every answer a whole stream, a 429 with Retry-After or a 4xx "
+        f"with a reason; no 5xx, no hang). {held['requests']} requests, {held['per_s']:.1f} per second "
+        f"({outcomes}); {firsts}.",
+    ]
+
+
+def soak_lines(soaked: dict[str, Any]) -> list[str]:
+    rows = [
+        [
+            kind,
+            f"{mib:.0f}",
+            f"{soaked['rss_final'].get(kind, 0.0):.0f}",
+            f"{soaked['growth_pct'][kind]:+.1f} %",
+        ]
+        for kind, mib in sorted(soaked["rss_base"].items(), key=lambda kv: -kv[1])
+    ]
+    worst = soaked["worst_growth_pct"]
+    chromium = soaked["chromium"]
+    p95 = ", ".join(f"{ms:.0f}" for ms in soaked["p95_ms"])
+    return [
+        f"Soak: {soaked['sessions']} glance sessions through the API, 3 at a time (scripted judge): "
+        f"**worst actor RSS growth {worst:+.1f} %** after the first 30 (bar: within 10 %); Chromium "
+        f"processes {chromium[0]} after 30, {chromium[1]} at the end; frontier pools left "
+        f"{soaked['frontier_pools_left']}; API p95 latency per 30 sessions (ms): {p95}.",
+        "",
+        table(["actor kind", "RSS after 30 (MiB)", "at the end (MiB)", "growth"], rows),
+        "",
+        "![API p95 latency and actor memory over the soak](eval/soak.png)",
+    ]
+
+
 def main() -> None:
     with TestWeb(CACHE) as web, tempfile.TemporaryDirectory() as data:
-        fault_rows, survived, facts_lost = faults(web, Path(data))
+        fault_rows, survived, facts_lost = faults(web, Path(data) / "faults")
+        with serving(web, Path(data) / "load") as (url, engine):
+            held = asyncio.run(load(url))
+            soaked = soak(url, engine)
         hostile_rows, bounded = asyncio.run(hostile(web))
         attack_rows, blocked, leaked = asyncio.run(attacks(web))
     body = "\n".join(
@@ -207,6 +251,10 @@ def main() -> None:
             "complete, every fact kept before the kill still kept, no page fetched twice).",
             "",
             table(["killed", "session", "facts before", "facts after", "lost", "fetched twice"], fault_rows),
+            "",
+            *load_lines(held),
+            "",
+            *soak_lines(soaked),
             "",
             "Hostile servers of the offline web, fetched at the default settings (page timeout "
             f"{BrowserSettings().page_timeout_s:g} s, httpx timeout {FetchSettings().timeout_s:g} s, "
