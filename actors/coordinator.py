@@ -19,8 +19,8 @@ from ray.exceptions import RayError
 
 from actors.engine import Engine
 from actors.session import ActorDirectory, Remote, RemoteJudge, session_actor
-from fathom_ray.browser_fleet import BrowserFleet
-from fathom_ray.models import Event, EventType, FetchResult, JsonValue, ResearchRequest
+from actors.swarm_roles import role_actors
+from fathom_ray.models import Event, EventType, JsonValue, ResearchRequest
 from fathom_ray.network import NetworkMap
 from fathom_ray.presets import get_preset
 from fathom_ray.session_events import EventLog
@@ -123,20 +123,6 @@ class _RemoteLedger:
         await self._handle.flush.remote(self._swarm_id)
 
 
-class _ServedPages:
-    """The verifier's second look: the page as its site serves it now, extracted as before."""
-
-    def __init__(self, browser: BrowserFleet, extractor: Any) -> None:
-        self._browser, self._extractor = browser, Remote(extractor)
-
-    async def page_text(self, url: str) -> str | None:
-        result: FetchResult = await self._browser.fetch(url)
-        if not result.ok:
-            return None
-        page = await self._extractor.extract(result)
-        return str(page.text)
-
-
 class CoordinatorService:
     """No I/O in ``__init__``; ``run`` drives the swarm to its report and its bundle (kept under
     ``DATA_DIR/bundles/<swarm_id>/``)."""
@@ -167,18 +153,20 @@ class CoordinatorService:
         folder = self.settings.data_dir / "ledger"
         ledger = _RemoteLedger(handles.ledger, self.swarm_id)
         await handles.ledger.watch.remote(self.swarm_id, ray.get_runtime_context().current_actor)
+        analyst, verifier = role_actors(self.swarm_id, self.parts)  # owned here: they end with the swarm
         self._swarm = swarm = Coordinator(
             self.swarm_id,
             self.request.goal,
             judge=RemoteJudge(handles.judge),
             researchers=_Researchers(self),
-            pages=_ServedPages(self.parts.browsers(), handles.extractor),
             ledger=ledger,
             agents=self.agents,
             budget=budget,
             checklist_size=preset.checklist_size,
             replan_rounds=self.settings.swarm.replan_rounds,
             events=self.events,
+            analyst=Remote(analyst),
+            verifier=Remote(verifier),
         )
         if self._cancel_requested:
             swarm.cancel()

@@ -242,8 +242,25 @@ def main() -> None:
             soaked = soak(url, engine)
         hostile_rows, bounded = asyncio.run(hostile(web))
         attack_rows, blocked, leaked = asyncio.run(attacks(web))
+    summary = [
+        [
+            "load held",
+            "yes" if held["held"] else "no",
+            f"{held['clients']} clients, {held['seconds']:.0f} s, cap 4",
+        ],
+        ["faults survived", f"{survived} of {len(fault_rows)}", f"facts lost {facts_lost}"],
+        ["hostile servers bounded", f"{bounded} of {len(HOSTILE)}", "within the fetcher's hard limit"],
+        ["attacks", f"{blocked} blocked of {blocked + leaked}", f"{leaked} leaked"],
+        [
+            "soak RSS growth",
+            f"{soaked['worst_growth_pct']:+.1f} % (worst actor kind)",
+            f"{soaked['sessions']} sessions, after the first 30; bar 10 %",
+        ],
+    ]
     body = "\n".join(
         [
+            table(["measure", "result", "how"], summary),
+            "",
             "Faults: each part of the engine killed mid-session (a local Ray, the scripted judge, "
             "a `focused` session of at most 8 pages, killed as the first page after the first round's "
             "checkpoint is fetched; Chromium by its processes, the rest by their actors): "
@@ -274,7 +291,7 @@ def main() -> None:
     )
     write_section(
         "reliability",
-        "Reliability: faults, hostile servers and attacks",
+        "Reliability: load, faults, soak, hostile servers and attacks",
         "python scripts/bench_reliability.py",
         body,
     )

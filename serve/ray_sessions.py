@@ -23,6 +23,7 @@ from fathom_ray.swarm.task_ledger import check_swarm_id
 from serve.sessions import NoBundleError, SessionBusyError
 
 logger = logging.getLogger(__name__)
+FAILURES_KEPT = 1000  # runs that raised, remembered for when the stores could not record it
 _STARTED_HERE = re.compile(r"[sw]-[0-9a-f]{12}")  # the ids ``start`` gives sessions and swarms
 
 
@@ -54,6 +55,8 @@ class RaySessionManager:
                     ray.get(done, timeout=0)
                 except RayError as e:
                     self._failures[session_id] = failure_reason(e)
+                    if len(self._failures) > FAILURES_KEPT:  # the oldest go: memory stays bounded
+                        del self._failures[next(iter(self._failures))]
                 del self._running[session_id]
                 self._requests.pop(session_id, None)
                 self._swarms.discard(session_id)

@@ -43,12 +43,20 @@ def actor_pid(handle: Any) -> int:
 
 def kill_chromium(browser_pool: Any) -> int:
     """SIGKILL the Chromium processes under a browser pool actor (the actor lives on); how many."""
-    chromium = [
-        child
-        for child in psutil.Process(actor_pid(browser_pool)).children(recursive=True)
-        if "chrom" in child.name().lower()
-    ]
+    chromium = [c for c in psutil.Process(actor_pid(browser_pool)).children(recursive=True) if _chrome(c)]
     for child in chromium:
         with contextlib.suppress(psutil.NoSuchProcess):
             child.kill()
     return len(chromium)
+
+
+def chromium_processes(browser_pool: Any) -> int:
+    """The Chromium processes under a browser pool actor now."""
+    children = psutil.Process(actor_pid(browser_pool)).children(recursive=True)
+    return sum(1 for child in children if _chrome(child))
+
+
+def _chrome(process: psutil.Process) -> bool:
+    with contextlib.suppress(psutil.Error):
+        return "chrom" in process.name().lower()
+    return False

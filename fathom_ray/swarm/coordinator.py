@@ -19,14 +19,14 @@ from fathom_ray.llm import answers
 from fathom_ray.models import ChecklistItem, EventType, Fact, JsonValue
 from fathom_ray.ports import JudgePort
 from fathom_ray.session_events import EventLog
-from fathom_ray.swarm.analyst import MergedFact, merge
+from fathom_ray.swarm.analyst import MergedFact
 from fathom_ray.swarm.beacons import at_end
 from fathom_ray.swarm.plan import FINDINGS_PER_AGENT, Budget, SubGoal, plan, split
-from fathom_ray.swarm.receipts import CheckKind, Receipt, Verdict, check, verdicts
+from fathom_ray.swarm.receipts import Receipt, Verdict, verdicts
+from fathom_ray.swarm.roles import Analyst, AnalystCalls, PageCalls, Verifier, VerifierCalls
 from fathom_ray.swarm.task_ledger import Beacon, LedgerWriter, RecordKind
 
 logger = logging.getLogger(__name__)
-SERVED_AT_ONCE = 4  # the verifier's fetches of pages as served now, in flight together
 FIRST_ROUND_SHARE = 0.7  # of the pages, for the first fan-out; gap filling shares the rest
 
 
@@ -42,10 +42,6 @@ class ResearcherOutcome:
 
 class ResearcherCalls(Protocol):
     async def research(self, sub: SubGoal) -> ResearcherOutcome: ...
-
-
-class PageCalls(Protocol):
-    async def page_text(self, url: str) -> str | None: ...  # the page as served now, None if unreachable
 
 
 @dataclass(slots=True)
@@ -71,24 +67,27 @@ class Coordinator:
         *,
         judge: JudgePort,
         researchers: ResearcherCalls,
-        pages: PageCalls | None,
+        pages: PageCalls | None = None,
         ledger: LedgerWriter,
         agents: int,
         budget: Budget,
         checklist_size: int,
         replan_rounds: int = 2,
         events: EventLog | None = None,
+        analyst: AnalystCalls | None = None,
+        verifier: VerifierCalls | None = None,
     ) -> None:
+        """``analyst`` and ``verifier``: their actors in production; in process by default, the
+        verifier fetching pages as served now through ``pages`` (None: stored pages only)."""
         self.result = SwarmResult(swarm_id, goal, [], budget=budget)
         self.events = events or EventLog(swarm_id)
-        self._judge, self._researchers, self._pages, self._ledger = judge, researchers, pages, ledger
+        self._judge, self._researchers, self._ledger = judge, researchers, ledger
+        self._analyst = analyst or Analyst()
+        self._verifier = verifier or Verifier(pages)
         self._agents, self._budget, self._size = agents, budget, checklist_size
         self._replan_rounds = replan_rounds
         self._outcomes: list[ResearcherOutcome] = []
-        self._served: dict[str, str | None] = {}  # the verifier's pages as served now, each fetched once
-        self._fetching: set[str] = set()  # pages the verifier is fetching again now
-        self._early: list[asyncio.Task[None]] = []  # its fetches started as each researcher reports
-        self._gate = asyncio.Semaphore(SERVED_AT_ONCE)
+        self._early: list[asyncio.Future[None]] = []  # the verifier's fetches as each researcher reports
         self.cancelled = False
 
     def cancel(self) -> None:
@@ -213,7 +212,9 @@ class Coordinator:
             )
             self._agent_event(agent, "complete", facts=len(facts), pages=outcome.pages_fetched)
             # the verifier starts on this researcher's pages while the others still run
-            self._early.append(asyncio.ensure_future(self._fetch_served({f.source_url for f in facts})))
+            self._early.append(
+                asyncio.ensure_future(self._verifier.prefetch(sorted({f.source_url for f in facts})))
+            )
             return capped
         return None
 
@@ -223,7 +224,7 @@ class Coordinator:
     async def _collect(self) -> None:
         """The analyst's merge of every ledger so far, then the verifier's receipts for new facts."""
         result = self.result
-        merged = merge([(o.agent, o.facts) for o in self._outcomes])
+        merged = await self._analyst.merge([(o.agent, o.facts) for o in self._outcomes])
         known = {(m.fact.source_url, m.fact.evidence) for m in result.facts}
         result.facts = merged
         for m in merged:
@@ -239,12 +240,9 @@ class Coordinator:
         new = [m.fact for m in merged if (m.fact.source_url, m.fact.evidence) not in known]
         early, self._early = self._early, []
         await asyncio.gather(*early)
-        await self._fetch_served({f.source_url for f in new})
-        fresh: list[Receipt] = []
-        for fact in new:
-            fresh.append(check(fact, CheckKind.STORED, stored.get(fact.source_url), time.time()))
-            if self._pages is not None:
-                fresh.append(check(fact, CheckKind.SERVED, self._served.get(fact.source_url), time.time()))
+        fresh = await self._verifier.check(
+            new, {f.source_url: stored[f.source_url] for f in new if f.source_url in stored}
+        )
         result.receipts += fresh
         for receipt in fresh:
             self._ledger.append(
@@ -252,23 +250,6 @@ class Coordinator:
                 RecordKind.COMPLETION,
                 {"fact": receipt.fact_id, "kind": receipt.kind.value, "verdict": receipt.verdict.value},
             )
-
-    async def _fetch_served(self, urls: set[str]) -> None:
-        """The pages as served now, each fetched once, ``SERVED_AT_ONCE`` at a time."""
-        pages = self._pages
-        if pages is None:
-            return
-
-        async def one(url: str) -> None:
-            async with self._gate:
-                self._served[url] = await pages.page_text(url)
-
-        wanted = sorted(urls - self._served.keys() - self._fetching)
-        self._fetching.update(wanted)
-        try:
-            await asyncio.gather(*(one(url) for url in wanted))
-        finally:
-            self._fetching.difference_update(wanted)
 
     def verified(self) -> list[Fact]:
         """The merged facts whose receipts all pass."""

@@ -29,7 +29,7 @@ from actors.engine import Engine
 from fathom_ray.settings import BrowserSettings
 from serve.deployment import api_application, run_api, shutdown
 from tests.net import free_port, wait_until_healthy
-from tests.ray_state import alive
+from tests.ray_state import alive, chromium_processes
 from tests.sse import concurrent_stream_outcomes, read_stream
 
 pytestmark = [pytest.mark.e2e]
@@ -307,6 +307,25 @@ def test_twenty_concurrent_clients_through_serve_get_a_whole_stream_or_429(api_u
     )
     assert set(outcomes) <= {"complete", "429"}, outcomes
     assert 1 <= outcomes.count("complete") <= 2  # the cap of 2
+
+
+def test_a_short_soak_leaves_no_session_actor_pool_or_chromium_behind(
+    api_url: str, scripted_engine: tuple[Engine, Any]
+) -> None:
+    """The soak's short form (scripts/bench_reliability.py runs 300): a dozen sessions one after
+    another, and every per-session structure is let go once they end."""
+    engine, _ = scripted_engine
+    chromium_before = chromium_processes(engine.handles.browser)
+    with httpx.Client(base_url=api_url, timeout=120) as client:
+        ids = []
+        for _ in range(12):
+            ids.append(client.post("/research", json=GOAL).json()["id"])
+            assert settle(client, ids[-1:]) == ["complete"]
+        client.get("/research")  # the manager ends the actors of finished sessions as it answers
+    assert not [name for name in alive("s-") if name in ids]
+    assert ray.get(engine.handles.frontier.sessions.remote()) == []
+    # a leak per session would leave a dozen more; Chromium keeps a spare renderer or two by itself
+    assert chromium_processes(engine.handles.browser) <= chromium_before + 2
 
 
 def test_documents_upload_ask_and_delete_through_serve(api_url: str) -> None:

@@ -106,6 +106,8 @@ def test_killing_the_coordinator_leaves_no_actor_of_the_swarm(scripted_engine: t
     done = coordinator.run.remote()
     wait_until(lambda: alive(swarm_id), 120)
     assert alive(swarm_id)  # its researchers run, by name
+    roles = {f"{swarm_id}-analyst", f"{swarm_id}-verifier"}
+    assert roles <= set(alive(swarm_id))  # and the analyst and the verifier, actors of their own
     ray.kill(coordinator, no_restart=True)
     with pytest.raises(ray.exceptions.RayActorError):
         ray.get(done, timeout=60)

@@ -60,7 +60,9 @@ class Served:
         return "This post was rewritten." if "blog" in url else PAGES.get(url)
 
 
-def coordinator(tmp_path: Path, researchers: Researchers, satisfy: bool) -> tuple[Coordinator, ScriptedJudge]:
+def coordinator(
+    tmp_path: Path, researchers: Researchers, satisfy: bool, served: Served | None = None
+) -> tuple[Coordinator, ScriptedJudge]:
     judge = ScriptedJudge()
     judge.configure(satisfy=satisfy, questions=[GOAL, *PARTS])
     ledger = TaskLedger(tmp_path, "swarm1")
@@ -69,7 +71,7 @@ def coordinator(tmp_path: Path, researchers: Researchers, satisfy: bool) -> tupl
         GOAL,
         judge=judge,
         researchers=researchers,
-        pages=Served(),
+        pages=served or Served(),
         ledger=ledger,
         agents=3,
         budget=Budget(pages=30, time_s=600.0, tokens=90_000),
@@ -80,7 +82,8 @@ def coordinator(tmp_path: Path, researchers: Researchers, satisfy: bool) -> tupl
 
 def test_a_swarm_fans_out_reassigns_a_crash_verifies_and_fills_gaps(tmp_path: Path) -> None:
     researchers = Researchers(crash={"r1-researcher-2"})
-    swarm, _ = coordinator(tmp_path, researchers, satisfy=False)
+    served = Served()
+    swarm, _ = coordinator(tmp_path, researchers, satisfy=False, served=served)
     result = asyncio.run(swarm.run())
     first = [s for s in researchers.calls if s.agent.startswith("r1-")]
     # one part each, the researcher to spare on the goal whole; the crash's part again
@@ -118,8 +121,6 @@ def test_a_swarm_fans_out_reassigns_a_crash_verifies_and_fills_gaps(tmp_path: Pa
     assert "Python 3.9" not in result.report_markdown
     assert "Chris Angelico" in result.report_markdown
     assert {a["status"] for a in result.agents} == {"complete", "failed"}
-    served = swarm._pages
-    assert isinstance(served, Served)
     assert sorted(served.fetched) == sorted(set(served.fetched))  # each page fetched again once
 
 

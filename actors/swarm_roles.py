@@ -1,0 +1,68 @@
+"""The swarm's analyst and verifier as actors of their own, owned by its coordinator (so they end
+with it), named after the swarm (``w-...-analyst``, ``w-...-verifier``) so the dashboard shows the
+task tree. Their work is ``fathom_ray.swarm.roles``; a call is made again after a restart (both
+are idempotent: a merge, a check against pages fetched once more)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import ray
+
+from actors.session import ActorDirectory, Remote
+from fathom_ray.browser_fleet import BrowserFleet
+from fathom_ray.models import Fact, FetchResult
+from fathom_ray.swarm.analyst import MergedFact
+from fathom_ray.swarm.receipts import Receipt
+from fathom_ray.swarm.roles import Analyst, Verifier
+
+
+class ServedPages:
+    """The verifier's second look: the page as its site serves it now, extracted as before."""
+
+    def __init__(self, browser: BrowserFleet, extractor: Any) -> None:
+        self._browser, self._extractor = browser, Remote(extractor)
+
+    async def page_text(self, url: str) -> str | None:
+        result: FetchResult = await self._browser.fetch(url)
+        if not result.ok:
+            return None
+        page = await self._extractor.extract(result)
+        return str(page.text)
+
+
+class AnalystService:
+    def __init__(self) -> None:
+        self._analyst = Analyst()
+
+    async def merge(self, ledgers: Sequence[tuple[str, Sequence[Fact]]]) -> list[MergedFact]:
+        return await self._analyst.merge(ledgers)
+
+
+class VerifierService:
+    """No I/O in ``__init__``: the engine's browser pools and extractor are looked up on first use."""
+
+    def __init__(self, parts: ActorDirectory) -> None:
+        self._parts = parts
+        self._verifier: Verifier | None = None
+
+    def _ready(self) -> Verifier:
+        if self._verifier is None:
+            handles = self._parts.resolve()
+            self._verifier = Verifier(ServedPages(self._parts.browsers(), handles.extractor))
+        return self._verifier
+
+    async def prefetch(self, urls: Sequence[str]) -> None:
+        await self._ready().prefetch(urls)
+
+    async def check(self, facts: Sequence[Fact], stored: Mapping[str, str]) -> list[Receipt]:
+        return await self._ready().check(facts, stored)
+
+
+def role_actors(swarm_id: str, parts: ActorDirectory) -> tuple[Any, Any]:
+    """The swarm's analyst and verifier actors (I/O-bound: no CPU asked), owned by the caller."""
+    options = {"num_cpus": 0, "max_restarts": 1, "max_task_retries": -1}
+    analyst = ray.remote(AnalystService).options(name=f"{swarm_id}-analyst", **options).remote()
+    verifier = ray.remote(VerifierService).options(name=f"{swarm_id}-verifier", **options).remote(parts)
+    return analyst, verifier

@@ -1,0 +1,82 @@
+"""The analyst's and the verifier's work, behind the calls the coordinator makes of them.
+
+In production each runs as an actor of its own, owned by the swarm's coordinator (actors/
+swarm_roles.py); in process (tests, or ``Coordinator``'s defaults) these classes run as they are.
+
+- The analyst merges the researchers' ledgers (``analyst.merge``): facts that two independent
+  domains confirm, facts that disagree.
+- The verifier checks each fact's evidence against its page as stored and, where it can fetch the
+  page again, as served now; it fetches each page once, ``SERVED_AT_ONCE`` at a time, and can start
+  on a researcher's pages as soon as that researcher reports (``prefetch``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Mapping, Sequence
+from typing import Protocol
+
+from fathom_ray.models import Fact
+from fathom_ray.swarm.analyst import MergedFact, merge
+from fathom_ray.swarm.receipts import CheckKind, Receipt, check
+
+SERVED_AT_ONCE = 4  # the verifier's fetches of pages as served now, in flight together
+
+
+class PageCalls(Protocol):
+    async def page_text(self, url: str) -> str | None: ...  # the page as served now, None if unreachable
+
+
+class AnalystCalls(Protocol):
+    async def merge(self, ledgers: Sequence[tuple[str, Sequence[Fact]]]) -> list[MergedFact]: ...
+
+
+class VerifierCalls(Protocol):
+    async def prefetch(self, urls: Sequence[str]) -> None: ...
+    async def check(self, facts: Sequence[Fact], stored: Mapping[str, str]) -> list[Receipt]: ...
+
+
+class Analyst:
+    async def merge(self, ledgers: Sequence[tuple[str, Sequence[Fact]]]) -> list[MergedFact]:
+        return merge(ledgers)
+
+
+class Verifier:
+    """``pages``: how to fetch a page as served now; None checks against the stored pages only."""
+
+    def __init__(self, pages: PageCalls | None) -> None:
+        self._pages = pages
+        self._served: dict[str, str | None] = {}  # pages as served now, each fetched once
+        self._fetching: dict[str, asyncio.Future[None]] = {}  # pages being fetched now
+        self._gate = asyncio.Semaphore(SERVED_AT_ONCE)
+
+    async def prefetch(self, urls: Sequence[str]) -> None:
+        """Fetch the pages as served now (those not fetched yet, nor being fetched)."""
+        pages = self._pages
+        if pages is None:
+            return
+
+        async def one(url: str) -> None:
+            async with self._gate:
+                self._served[url] = await pages.page_text(url)
+
+        wanted = sorted(set(urls) - self._served.keys() - self._fetching.keys())
+        for url in wanted:
+            self._fetching[url] = asyncio.ensure_future(one(url))
+        waits = [self._fetching[url] for url in dict.fromkeys(urls) if url in self._fetching]
+        try:
+            await asyncio.gather(*waits)
+        finally:
+            for url in wanted:
+                self._fetching.pop(url, None)
+
+    async def check(self, facts: Sequence[Fact], stored: Mapping[str, str]) -> list[Receipt]:
+        """A receipt per fact and kind: against its page as stored, and as served now."""
+        await self.prefetch([f.source_url for f in facts])
+        receipts = []
+        for fact in facts:
+            receipts.append(check(fact, CheckKind.STORED, stored.get(fact.source_url), time.time()))
+            if self._pages is not None:
+                receipts.append(check(fact, CheckKind.SERVED, self._served.get(fact.source_url), time.time()))
+        return receipts
