@@ -175,8 +175,15 @@ async def _stream(request: Any, what: str, mine: list[tuple[str, int]], tally: T
             return
         session_id = stream.headers.get("x-session-id")
         last_type, last_id, first = "", 0, True
+        last_event = time.monotonic()
         async for line in stream.aiter_lines():
+            if time.monotonic() - last_event > HANG_S:  # heartbeats, and no event: a hang
+                tally.requests += 1
+                tally.outcomes["hang"] += 1
+                tally.bad.append(f"{what}: heartbeats only for {HANG_S:g} s after {last_type or 'nothing'}")
+                return
             if line.startswith("event: "):
+                last_event = time.monotonic()
                 last_type = line.removeprefix("event: ")
                 if first and what == "stream":
                     tally.first_event_s.append(time.monotonic() - sent)

@@ -25,7 +25,7 @@ from fathom_ray.models import GOAL_MAX_CHARS, GOAL_MIN_CHARS, MAX_SEEDS, Researc
 from fathom_ray.presets import DEFAULT_DEPTH
 from fathom_ray.report_html import render_fragment
 from fathom_ray.results import result_document, status_document
-from fathom_ray.session_state import SessionState
+from fathom_ray.session_state import RUNNING, SessionState
 from fathom_ray.settings import ApiSettings
 from fathom_ray.swarm.plan import MAX_AGENTS
 from serve.access import Caller, caller_for
@@ -216,12 +216,24 @@ def _add_research_routes(
         return [row for row in await manager.list() if caller.may_see(str(row.get("owner", "")))]
 
 
+async def _ended(manager: SessionManager, session_id: str, after: int) -> bool:
+    """Whether the session no longer runs and no event came after ``after`` in the meantime."""
+    if (await manager.result(session_id)).status == RUNNING:
+        return False
+    return not await manager.events(session_id, after)
+
+
 async def _events(
     manager: SessionManager, session_id: str, after: int, heartbeat_s: float, poll_s: float, *, cancel: bool
 ) -> AsyncIterator[bytes]:
-    """The session's events as SSE until ``complete`` or ``error``; heartbeats while quiet."""
+    """The session's events as SSE until ``complete`` or ``error``; heartbeats while quiet.
+
+    A quiet stream asks whether the session still runs (at once, then at each heartbeat): one
+    resumed after its last event (Last-Event-ID at the terminal event) ends instead of idling on.
+    """
     finished = False
     last_sent = time.monotonic()
+    checked = False  # whether this quiet spell has asked yet
     try:
         while not finished:
             events = await manager.events(session_id, after)
@@ -230,10 +242,15 @@ async def _events(
                 after = event.seq
                 finished = finished or event.type.is_terminal
             if events:
-                last_sent = time.monotonic()
-            elif time.monotonic() - last_sent >= heartbeat_s:
-                yield HEARTBEAT
-                last_sent = time.monotonic()
+                last_sent, checked = time.monotonic(), False
+            else:
+                due = time.monotonic() - last_sent >= heartbeat_s
+                if not checked or due:
+                    checked = True
+                    finished = await _ended(manager, session_id, after)
+                if due and not finished:
+                    yield HEARTBEAT
+                    last_sent = time.monotonic()
             if not finished:
                 await asyncio.sleep(poll_s)
     finally:

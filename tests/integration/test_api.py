@@ -106,6 +106,22 @@ def wait_until(condition: Callable[[], bool], timeout_s: float = 30.0) -> None:
         time.sleep(0.05)
 
 
+def test_a_stream_resumed_after_its_last_event_ends_at_once(api: Server) -> None:
+    """Last-Event-ID at the terminal event: nothing more to send, and the stream says so by ending
+    (it idled on with heartbeats before)."""
+    with httpx.Client(base_url=api.url, timeout=10) as client:
+        session_id = client.post("/research", json=GOAL).json()["id"]
+        with client.stream("GET", f"/research/{session_id}/stream") as stream:
+            last = read_stream(stream)[-1][1]
+        started, lines = time.monotonic(), []
+        resumed = {"Last-Event-ID": str(last)}
+        with client.stream("GET", f"/research/{session_id}/stream", headers=resumed) as stream:
+            for line in stream.iter_lines():  # heartbeats every 0.3 s while it idles
+                lines.append(line)
+                assert time.monotonic() - started < 20, "the stream idles on after the session's end"
+    assert not [line for line in lines if line.startswith("event:")]
+
+
 def test_bearer_token_guards_everything_but_health() -> None:
     server = Server(FakeSessions(), ApiSettings(token=SecretStr("s3cret")))
     try:
