@@ -181,6 +181,9 @@ class CoordinatorService:
             self.events.emit_error(state.stop_reason)
             await memory.checkpoint(state, self.events.take_unsaved())
             raise
+        finally:  # the analyst and the verifier are done with the swarm's run
+            for role in (analyst, verifier):
+                ray.kill(role, no_restart=True)
         elapsed = time.monotonic() - started
         document = swarm_document(result, self.request.depth, self.judge_label, elapsed)
         page = report_page(result)

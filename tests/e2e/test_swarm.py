@@ -65,7 +65,8 @@ def test_a_swarm_runs_its_researchers_and_writes_its_ledger(scripted_engine: tup
     assert {"r1-researcher-1", "r1-researcher-2"} <= own  # each researcher wrote its own completion
     collected = {r.data.get("collected") for r in records if r.agent == "coordinator"}
     assert {"r1-researcher-1", "r1-researcher-2"} <= collected
-    assert not alive(swarm_id)  # the researchers ended with their coordinator
+    wait_until(lambda: not alive(swarm_id), 30, 0.2)
+    assert not alive(swarm_id)  # the researchers, analyst and verifier ended with their coordinator
     assert report.document["status"] == "complete"
     assert_bundle(report.files, report.pdf, engine.settings.data_dir / "bundles" / swarm_id)
 
@@ -107,6 +108,7 @@ def test_killing_the_coordinator_leaves_no_actor_of_the_swarm(scripted_engine: t
     wait_until(lambda: alive(swarm_id), 120)
     assert alive(swarm_id)  # its researchers run, by name
     roles = {f"{swarm_id}-analyst", f"{swarm_id}-verifier"}
+    wait_until(lambda: roles <= set(alive(swarm_id)), 120)
     assert roles <= set(alive(swarm_id))  # and the analyst and the verifier, actors of their own
     ray.kill(coordinator, no_restart=True)
     with pytest.raises(ray.exceptions.RayActorError):
