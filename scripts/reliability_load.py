@@ -166,6 +166,15 @@ async def _act(
         tally.answer(await http.get(path), "poll")
 
 
+async def _ended(stream: httpx.Response, session_id: str, mine: list[tuple[str, int]]) -> bool:
+    """Whether a stream resumed with nothing in it was one resumed after its session's end (right)."""
+    session_id = session_id or stream.url.path.split("/")[2]
+    seen = max((last for sid, last in mine if sid == session_id), default=0)
+    async with httpx.AsyncClient(base_url=f"{stream.url.scheme}://{stream.url.netloc.decode()}") as http:
+        status = (await http.get(f"/research/{session_id}")).json().get("status")
+    return seen > 0 and status != "running"
+
+
 async def _stream(request: Any, what: str, mine: list[tuple[str, int]], tally: Tally) -> None:
     sent = time.monotonic()
     async with request as stream:
@@ -193,6 +202,8 @@ async def _stream(request: Any, what: str, mine: list[tuple[str, int]], tally: T
         tally.requests += 1
         if last_type in {"complete", "error"}:
             tally.outcomes["whole stream"] += 1
+        elif what == "reconnect" and not last_type and await _ended(stream, session_id or "", mine):
+            tally.outcomes["resumed after its end: nothing more"] += 1
         else:
             tally.outcomes["cut stream"] += 1
             tally.bad.append(f"{what}: the stream ended after {last_type or 'nothing'}")
@@ -266,7 +277,15 @@ def actor_rss_mib() -> dict[str, float]:
 
 
 def chromium_processes() -> int:
-    return sum(1 for p in psutil.process_iter(["name"]) if "chrom" in str(p.info["name"]).lower())
+    """Chromium processes under this Ray's browser pools (not another Chromium on the machine)."""
+    address = ray.get_runtime_context().gcs_address
+    pools = list_actors(address=address, filters=[("class_name", "=", "BrowserPool")], detail=True)
+    count = 0
+    for pool in pools:
+        with contextlib.suppress(psutil.Error, TypeError):
+            children = psutil.Process(pool.pid).children(recursive=True)
+            count += sum(1 for c in children if "chrom" in c.name().lower())
+    return count
 
 
 def _plot(p95s: list[float], base: dict[str, float], final: dict[str, float]) -> None:
