@@ -60,6 +60,7 @@ FAST_HEALTH = {  # a lost node is seen as dead in about 3 s, not the default 30
     "health_check_failure_threshold": 3,
 }
 JOB_LIMIT_S = 300
+AGENT_WAIT_S = 120
 
 
 def say(message: str) -> None:
@@ -130,11 +131,22 @@ def job_scenario(dashboard_url: str, data_dir: Path) -> dict[str, Any]:
     questions, out = data_dir / "questions.jsonl", data_dir / "results.jsonl"
     questions.write_text(json.dumps({"id": "q1", "question": GOAL}) + "\n")
     client = JobSubmissionClient(dashboard_url)
-    job = client.submit_job(
-        entrypoint=f"{sys.executable} scripts/batch_research.py {questions} --out {out} "
-        "--web offline --depth glance",
-        runtime_env={"working_dir": str(ROOT), "env_vars": {"FATHOM_DATA_DIR": str(data_dir / "data")}},
-    )
+    agent_deadline = time.monotonic() + AGENT_WAIT_S
+    while True:  # the head's job agent comes up a while after the cluster does
+        try:
+            job = client.submit_job(
+                entrypoint=f"{sys.executable} scripts/batch_research.py {questions} --out {out} "
+                "--web offline --depth glance",
+                runtime_env={
+                    "working_dir": str(ROOT),
+                    "env_vars": {"FATHOM_DATA_DIR": str(data_dir / "data")},
+                },
+            )
+            break
+        except RuntimeError as e:
+            if "No available agent" not in str(e) or time.monotonic() > agent_deadline:
+                raise
+            time.sleep(2)
     deadline = time.monotonic() + JOB_LIMIT_S
     ended = {JobStatus.SUCCEEDED, JobStatus.FAILED, JobStatus.STOPPED}
     while (status := client.get_job_status(job)) not in ended and time.monotonic() < deadline:
