@@ -24,7 +24,7 @@ from actors.engine import Engine, start_engine
 from fathom_ray.models import Event, EventType, ResearchRequest
 from fathom_ray.network import NetworkMap
 from fathom_ray.session_state import SessionState
-from fathom_ray.settings import load_settings
+from fathom_ray.settings import Settings, load_settings
 from fathom_ray.testweb.server import TestWeb
 from tests.ray_state import kill_chromium
 from tests.scripted_judge import ScriptedJudge
@@ -33,15 +33,21 @@ GOAL = "How does SQLite's write-ahead logging compare with PostgreSQL's, and whe
 VICTIMS = ("session", "browser", "chromium", "extractor", "judge", "frontier", "memory", "embedder")
 
 
-def faults(web: TestWeb, data_dir: Path) -> tuple[list[list[str]], int, int]:
-    """A row per victim, how many sessions survived, and the facts lost in all."""
-    network = NetworkMap.offline(web.port)
-    settings = load_settings(
+def offline_settings(data_dir: Path, network: NetworkMap, **sections: Any) -> Settings:
+    """The engine's settings on the offline web for the reliability benches (``sections``: more)."""
+    return load_settings(
         data_dir=data_dir,
         fetch={"min_host_delay_s": 0.05, "timeout_s": 5, "allow_hosts": list(network.allowed_hosts)},
         browser={"page_timeout_s": 10},
         search={"backend": "searxng", "searxng_url": "http://search.test", "max_results": 8},
+        **sections,
     )
+
+
+def faults(web: TestWeb, data_dir: Path) -> tuple[list[list[str]], int, int]:
+    """A row per victim, how many sessions survived, and the facts lost in all."""
+    network = NetworkMap.offline(web.port)
+    settings = offline_settings(data_dir, network)
     ray.init(log_to_driver=False)  # with the dashboard: the state API finds Chromium's parent
     try:
         name = f"scripted-judge-{uuid.uuid4().hex[:8]}"

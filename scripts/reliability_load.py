@@ -36,10 +36,10 @@ import matplotlib
 import psutil
 import ray
 from ray.util.state import list_actors
+from reliability_faults import offline_settings
 
 from actors.engine import Engine, start_engine
 from fathom_ray.network import NetworkMap
-from fathom_ray.settings import load_settings
 from fathom_ray.testweb.server import TestWeb
 from serve.deployment import run_api, shutdown
 from tests.net import free_port, wait_until_healthy
@@ -59,12 +59,8 @@ PLOT = ROOT / "docs" / "eval" / "soak.png"
 def serving(web: TestWeb, data_dir: Path) -> Iterator[tuple[str, Engine]]:
     """The API on Serve over an engine with the scripted judge: its URL."""
     network = NetworkMap.offline(web.port)
-    settings = load_settings(
-        data_dir=data_dir,
-        fetch={"min_host_delay_s": 0.05, "timeout_s": 5, "allow_hosts": list(network.allowed_hosts)},
-        browser={"page_timeout_s": 10},
-        search={"backend": "searxng", "searxng_url": "http://search.test", "max_results": 8},
-        api={"port": free_port(), "max_sessions": 4, "heartbeat_s": 5},
+    settings = offline_settings(
+        data_dir, network, api={"port": free_port(), "max_sessions": 4, "heartbeat_s": 5}
     )
     ray.init(log_to_driver=False)
     try:
