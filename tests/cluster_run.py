@@ -76,6 +76,9 @@ def main(data_dir: Path) -> None:
             "object_store_memory": OBJECT_STORE,
             "include_dashboard": True,
             "dashboard_port": dashboard_port,
+            # not Ray's default 52365: another Ray on this machine (the suite's own) may hold it,
+            # and the head's job agent then never comes up ("No available agent to submit job")
+            "dashboard_agent_listen_port": _free_port(),
             "_system_config": FAST_HEALTH,
         },
     )
