@@ -10,8 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import ray
-
+from actors.actor_class import actor_class
 from fathom_ray.adapters.egress_proxy import EgressProxy
 from fathom_ray.adapters.http_client import SafeHttpClient
 from fathom_ray.adapters.playwright_fetcher import PlaywrightFetcher
@@ -108,4 +107,4 @@ class BrowserPool:
 
 def browser_pool_actor(name: str | None = None, **placement: Any) -> Any:
     """The Ray actor class: I/O-bound, so it asks for no CPU."""
-    return ray.remote(BrowserPool).options(num_cpus=0, max_restarts=3, name=name, **placement)
+    return actor_class(BrowserPool).options(num_cpus=0, max_restarts=3, name=name, **placement)

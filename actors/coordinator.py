@@ -17,6 +17,7 @@ from typing import Any
 import ray
 from ray.exceptions import RayError
 
+from actors.actor_class import actor_class
 from actors.engine import Engine
 from actors.session import ActorDirectory, Remote, RemoteJudge, session_actor
 from actors.swarm_roles import role_actors
@@ -245,7 +246,7 @@ class CoordinatorService:
 
 def coordinator_actor(name: str | None = None) -> Any:
     """The Coordinator actor class; ``name`` (the swarm's id) heads the task tree in the dashboard."""
-    return ray.remote(CoordinatorService).options(num_cpus=0, max_restarts=0, name=name)
+    return actor_class(CoordinatorService).options(num_cpus=0, max_restarts=0, name=name)
 
 
 def run_swarm(engine: Engine, request: ResearchRequest, swarm_id: str, agents: int) -> SwarmReport:

@@ -11,6 +11,7 @@ from typing import Any
 
 import ray
 
+from actors.actor_class import actor_class
 from actors.session import Remote
 from fathom_ray.adapters.qdrant_documents import QdrantDocumentStore, open_document_store
 from fathom_ray.documents.models import AddOutcome, Chunk, Document, DocumentHit
@@ -73,4 +74,4 @@ class DocumentStoreService:
 
 
 def document_store_actor(name: str | None = None, **placement: Any) -> Any:
-    return ray.remote(DocumentStoreService).options(num_cpus=0, max_restarts=3, name=name, **placement)
+    return actor_class(DocumentStoreService).options(num_cpus=0, max_restarts=3, name=name, **placement)

@@ -6,8 +6,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any
 
-import ray
-
+from actors.actor_class import actor_class
 from fathom_ray.adapters.sentence_embedder import SentenceEmbedder
 from fathom_ray.settings import EmbedderSettings
 
@@ -32,6 +31,6 @@ class EmbedderService:
 def embedder_actor(gpu: bool = False, name: str | None = None, **placement: Any) -> Any:
     """Embedding is idempotent, so a call the actor was killed under is made again on its restart
     (without a count of its own: the restarts bound it)."""
-    return ray.remote(EmbedderService).options(
+    return actor_class(EmbedderService).options(
         num_cpus=0, num_gpus=1 if gpu else 0, max_restarts=3, max_task_retries=-1, name=name, **placement
     )

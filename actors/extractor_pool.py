@@ -15,8 +15,7 @@ from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
-import ray
-
+from actors.actor_class import actor_class
 from fathom_ray.extraction import extract_main_text, extract_pdf, extract_visible_text
 from fathom_ray.models import ExtractedPage, FetchResult
 from fathom_ray.security import content_kind
@@ -79,4 +78,4 @@ def _kill(executor: ProcessPoolExecutor) -> None:
 
 def extractor_pool_actor(num_cpus: float = 0, name: str | None = None, **placement: Any) -> Any:
     """The Ray actor class; CPU-bound work runs in its own worker process."""
-    return ray.remote(ExtractorPool).options(num_cpus=num_cpus, max_restarts=3, name=name, **placement)
+    return actor_class(ExtractorPool).options(num_cpus=num_cpus, max_restarts=3, name=name, **placement)

@@ -11,8 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
-import ray
-
+from actors.actor_class import actor_class
 from fathom_ray.adapters.graph_stores import open_graph_store
 from fathom_ray.frontier import EntryState, SessionFrontier
 from fathom_ray.models import Candidate
@@ -87,6 +86,6 @@ class FrontierService:
 
 
 def frontier_actor(name: str | None = None, **placement: Any) -> Any:
-    return ray.remote(FrontierService).options(
+    return actor_class(FrontierService).options(
         num_cpus=0, max_restarts=3, max_task_retries=3, name=name, **placement
     )

@@ -15,8 +15,7 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
-import ray
-
+from actors.actor_class import actor_class
 from actors.metrics import JudgeMetrics
 from fathom_ray.adapters.llm_backends import build_judge
 from fathom_ray.llm import answers
@@ -146,7 +145,7 @@ class JudgeService:
 
 def judge_actor(settings: LLMSettings, gpu: bool = False, name: str | None = None, **placement: Any) -> Any:
     """The Ray actor class: one GPU when the engine runs on CUDA, no CPU reservation otherwise."""
-    return ray.remote(JudgeService).options(
+    return actor_class(JudgeService).options(
         num_cpus=0,
         num_gpus=1 if gpu else 0,
         max_concurrency=settings.max_queue + 16,

@@ -19,6 +19,7 @@ from typing import Any
 import ray
 from ray.exceptions import RayError
 
+from actors.actor_class import actor_class
 from actors.detached import detached
 from actors.metrics import SessionMetrics
 from actors.task_ledger import AgentReports
@@ -302,6 +303,6 @@ def session_actor(name: str | None = None, **placement: Any) -> Any:
     yet known to be dead, each retry fails at once as "temporarily unavailable"; a count (3) ran
     out in those seconds, before the actor restarted on another node.
     """
-    return ray.remote(SessionService).options(
+    return actor_class(SessionService).options(
         num_cpus=0, max_restarts=3, max_task_retries=-1, name=name, **placement
     )

@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import ray
-
+from actors.actor_class import actor_class
 from fathom_ray.adapters.graph_stores import open_graph_store
 from fathom_ray.adapters.qdrant_memory import QdrantSourceMemory, Suggestion
 from fathom_ray.models import Event
@@ -83,6 +82,6 @@ class SourceMemoryService:
 
 
 def source_memory_actor(name: str | None = None, **placement: Any) -> Any:
-    return ray.remote(SourceMemoryService).options(
+    return actor_class(SourceMemoryService).options(
         num_cpus=0, max_restarts=3, max_task_retries=3, name=name, **placement
     )

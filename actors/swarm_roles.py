@@ -8,8 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import ray
-
+from actors.actor_class import actor_class
 from actors.session import ActorDirectory, Remote
 from fathom_ray.browser_fleet import BrowserFleet
 from fathom_ray.models import Fact, FetchResult
@@ -63,6 +62,6 @@ class VerifierService:
 def role_actors(swarm_id: str, parts: ActorDirectory) -> tuple[Any, Any]:
     """The swarm's analyst and verifier actors (I/O-bound: no CPU asked), owned by the caller."""
     options = {"num_cpus": 0, "max_restarts": 1, "max_task_retries": -1}
-    analyst = ray.remote(AnalystService).options(name=f"{swarm_id}-analyst", **options).remote()
-    verifier = ray.remote(VerifierService).options(name=f"{swarm_id}-verifier", **options).remote(parts)
+    analyst = actor_class(AnalystService).options(name=f"{swarm_id}-analyst", **options).remote()
+    verifier = actor_class(VerifierService).options(name=f"{swarm_id}-verifier", **options).remote(parts)
     return analyst, verifier

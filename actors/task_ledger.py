@@ -13,8 +13,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-import ray
-
+from actors.actor_class import actor_class
 from fathom_ray.models import Event, JsonValue
 from fathom_ray.session_state import SessionState
 from fathom_ray.swarm.beacons import BeaconWatch, at_end
@@ -70,7 +69,7 @@ class TaskLedgerService:
 
 def task_ledger_actor(name: str | None = None, **placement: Any) -> Any:
     """I/O-bound: it asks for no CPU; restarted, it goes on where each file ends."""
-    return ray.remote(TaskLedgerService).options(
+    return actor_class(TaskLedgerService).options(
         num_cpus=0, max_restarts=3, max_task_retries=3, name=name, **placement
     )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import threading
 import time
 import uuid
@@ -13,6 +14,7 @@ import pytest
 import ray
 
 from actors.engine import Engine, run_session
+from actors.session import SessionService
 from fathom_ray.ledger import evidence_in
 from fathom_ray.models import Event, EventType, ResearchRequest
 from fathom_ray.presets import PRESETS
@@ -301,3 +303,29 @@ def test_a_compromised_judge_cannot_steer_the_engine(
     for active in ("<script", "<img", 'href="javascript', 'src="http'):
         assert active not in page
     assert "Vikings" not in page
+
+
+def test_spawning_sessions_makes_no_new_actor_class_each_time(scripted_engine: tuple[Engine, Any]) -> None:
+    """The API replica spawns an actor per session for as long as it serves: each used to make (and
+    keep) a new Ray actor class, so the replica grew with every session (the soak found it)."""
+    engine, _ = scripted_engine
+
+    def session_classes() -> int:
+        gc.collect()
+        return sum(
+            1
+            for o in gc.get_objects()
+            if isinstance(o, type) and issubclass(o, SessionService) and o is not SessionService
+        )
+
+    first = engine.spawn_session(f"c-{uuid.uuid4().hex[:8]}", ResearchRequest(GOAL, depth="glance"))
+    before = session_classes()
+    actors = [
+        engine.spawn_session(f"c-{uuid.uuid4().hex[:8]}", ResearchRequest(GOAL, depth="glance"))
+        for _ in range(4)
+    ]
+    ray.get([a.events_since.remote(0) for a in actors], timeout=120)  # created, as the replica's are
+    for actor in [first, *actors]:
+        ray.kill(actor)
+    del actors, first
+    assert session_classes() == before
