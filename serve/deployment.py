@@ -21,6 +21,10 @@ from serve.documents import DocumentsApi
 from serve.ray_sessions import RaySessionManager
 
 ACTOR_PREFIX = "fathom-"
+# The replica spawns an actor per session for as long as it serves. Ray's threads each take a glibc
+# malloc arena, and the arenas fragment: an actor spawned and ended cost the spawner 0.087 MiB of
+# resident memory with the default arenas, 0.022 MiB with two (320 spawned, measured).
+REPLICA_ENV = {"MALLOC_ARENA_MAX": "2"}
 
 
 @serve.ingress()
@@ -53,7 +57,10 @@ def api_application(engine: Engine) -> Application:
     """
     replicas = engine.settings.api.replicas
     deployment = serve.deployment(
-        name="fathom", num_replicas=replicas, ray_actor_options={"num_cpus": 0}, max_ongoing_requests=256
+        name="fathom",
+        num_replicas=replicas,
+        ray_actor_options={"num_cpus": 0, "runtime_env": {"env_vars": REPLICA_ENV}},
+        max_ongoing_requests=256,
     )(FathomApi)
     if replicas > 1:
         deployment = deployment.options(max_replicas_per_node=1)

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import httpx
+import psutil
 import pytest
 import ray
 import schemathesis
@@ -326,6 +327,12 @@ def test_a_short_soak_leaves_no_session_actor_pool_or_chromium_behind(
     assert ray.get(engine.handles.frontier.sessions.remote()) == []
     # a leak per session would leave a dozen more; Chromium keeps a spare renderer or two by itself
     assert chromium_processes(engine.handles.browser) <= chromium_before + 2
+    # the replica, spawning an actor per session, runs with few malloc arenas (they fragment)
+    address = ray.get_runtime_context().gcs_address
+    replicas = list_actors(address=address, filters=[("state", "=", "ALIVE")], detail=True, limit=1000)
+    pids = [a.pid for a in replicas if str(a.class_name).startswith("ServeReplica") and a.pid]
+    assert pids
+    assert all(psutil.Process(pid).environ().get("MALLOC_ARENA_MAX") == "2" for pid in pids)
 
 
 def test_documents_upload_ask_and_delete_through_serve(api_url: str) -> None:
