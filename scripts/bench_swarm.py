@@ -6,7 +6,8 @@ per question (`--method fathom`), then a swarm of ``--agents`` researchers per q
 (`--method swarm`), each at ``--depth`` (the swarm splits the same page budget among its
 researchers), one run at a time so wall times compare, with the seed of `FATHOM_RESEARCH__SEED`
 when set. The table gives evidence recall, quote recall, facts, pages and wall time per method,
-and the swarm's ratio to the single session.
+and the swarm's ratio to the single session, and how busy the machine's cores were during each
+method's run (Linux's /proc/stat): a swarm is faster only where the single session leaves cores idle.
 
     .venv/bin/python scripts/bench_swarm.py [--depth standard] [--agents 3] [--limit N]
 """
@@ -60,6 +61,7 @@ def main() -> None:
     chosen = multi_part(args.limit)
     questions_file.write_text("\n".join(line for _, line in chosen) + "\n", encoding="utf-8")
     per_set = ", ".join(f"{sum(n == name for n, _ in chosen)} {name}" for name in SETS)
+    busy: dict[str, float] = {}
     for method in ("fathom", "swarm"):
         command = [str(Path(sys.executable).with_name("fathom")), "eval", str(questions_file)]
         command += [
@@ -74,7 +76,9 @@ def main() -> None:
         ]
         command += ["--out", str(out), "--concurrency", "1", "--no-verdict"]
         env = {**os.environ, "FATHOM_DATA_DIR": str(out / f"data-{method}")}
+        before = cpu_times()
         subprocess.run(command, check=True, env=env)
+        busy[method] = busy_share(before, cpu_times())
     questions, _ = parse_questions(questions_file.read_text(encoding="utf-8").splitlines())
     summary = finish(out, questions, ["fathom", "swarm"])
     single, swarm = (summary["methods"][m]["metrics"] for m in ("fathom", "swarm"))
@@ -83,6 +87,7 @@ def main() -> None:
         ours, theirs = swarm[metric]["mean"], single[metric]["mean"]
         ratio = f"{ours / theirs:.2f}" if ours is not None and theirs else "-"
         rows.append([metric, _num(theirs), _num(ours), ratio])
+    rows.append(["cores busy (share of all)", f"{busy['fathom']:.2f}", f"{busy['swarm']:.2f}", "-"])
     seed = os.environ.get("FATHOM_RESEARCH__SEED")
     body = "\n".join(
         [
@@ -90,7 +95,8 @@ def main() -> None:
             f"at a time on the offline web with the evidence judge: one session per question beside a "
             f"swarm of {args.agents} researchers on the same page budget (the coordinator's plan, its "
             "gap-filling rounds, the analyst and the verifier included in the swarm's wall time)"
-            + (f"; sessions sampled with seed {seed}." if seed else "."),
+            + (f"; sessions sampled with seed {seed}." if seed else ".")
+            + f" Cores busy: the share of the {os.cpu_count()} cores' time not idle while each method ran.",
             "",
             table(["metric (mean)", "one session (baseline)", f"swarm of {args.agents}", "ratio"], rows),
         ]
@@ -101,6 +107,19 @@ def main() -> None:
         "python scripts/bench_swarm.py",
         body,
     )
+
+
+def cpu_times() -> tuple[int, int]:
+    """(busy, idle) clock ticks of all cores since boot."""
+    first = Path("/proc/stat").read_text(encoding="ascii").splitlines()[0]
+    ticks = [int(t) for t in first.split()[1:8]]  # user nice system idle iowait irq softirq
+    idle = ticks[3] + ticks[4]  # idle, iowait
+    return sum(ticks) - idle, idle
+
+
+def busy_share(before: tuple[int, int], after: tuple[int, int]) -> float:
+    busy, idle = after[0] - before[0], after[1] - before[1]
+    return busy / (busy + idle) if busy + idle else 0.0
 
 
 def _num(value: float | None) -> str:
