@@ -43,6 +43,7 @@ from fathom_ray.network import NetworkMap
 from fathom_ray.testweb.server import TestWeb
 from serve.deployment import run_api, shutdown
 from tests.net import free_port, wait_until_healthy
+from tests.ray_state import chromium_processes as chromium_under
 from tests.scripted_judge import ScriptedJudge
 
 matplotlib.use("Agg")
@@ -222,9 +223,9 @@ def soak(url: str, engine: Engine) -> dict[str, Any]:
                 _run_batch(http, SOAK_AT_ONCE, window)
             latencies.append(window)
             if window_index == 0:
-                base, chromium_base = actor_rss_mib(), chromium_processes()
+                base, chromium_base = actor_rss_mib(), chromium_processes(engine)
         frontier_pools = ray.get(engine.handles.frontier.sessions.remote())
-    final, chromium_final = actor_rss_mib(), chromium_processes()
+    final, chromium_final = actor_rss_mib(), chromium_processes(engine)
     growth = {kind: (final.get(kind, 0.0) - mib) / mib * 100 for kind, mib in base.items() if mib}
     p95s = [sorted(w)[int(0.95 * (len(w) - 1))] * 1000 for w in latencies if w]
     _plot(p95s, base, final)
@@ -272,16 +273,9 @@ def actor_rss_mib() -> dict[str, float]:
     return rss
 
 
-def chromium_processes() -> int:
-    """Chromium processes under this Ray's browser pools (not another Chromium on the machine)."""
-    address = ray.get_runtime_context().gcs_address
-    pools = list_actors(address=address, filters=[("class_name", "=", "BrowserPool")], detail=True)
-    count = 0
-    for pool in pools:
-        with contextlib.suppress(psutil.Error, TypeError):
-            children = psutil.Process(pool.pid).children(recursive=True)
-            count += sum(1 for c in children if "chrom" in c.name().lower())
-    return count
+def chromium_processes(engine: Engine) -> int:
+    """Chromium processes under this engine's browser pools (not another Chromium on the machine)."""
+    return sum(chromium_under(pool) for pool in engine.browser_pools)
 
 
 def _plot(p95s: list[float], base: dict[str, float], final: dict[str, float]) -> None:
