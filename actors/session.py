@@ -17,7 +17,7 @@ from dataclasses import dataclass, fields
 from typing import Any
 
 import ray
-from ray.exceptions import RayError
+from ray.exceptions import RayError, TaskCancelledError
 
 from actors.actor_class import actor_class
 from actors.detached import detached
@@ -222,7 +222,9 @@ class SessionService:
                 if self._cancel_requested:
                     self._loop.cancel()
                 state = await self._loop.run()
-        except asyncio.CancelledError:  # the task itself was cancelled (ray.cancel): no report, but a record
+        except (asyncio.CancelledError, TaskCancelledError):
+            # the task itself was cancelled (ray.cancel): no report, but a record. Ray's cancel is
+            # recursive, so a call of this run's may be cancelled (TaskCancelledError) before the run is.
             state.status, state.stop_reason = CANCELLED, "cancelled"
             self._events.emit_error(CANCELLED)
             unsaved = self._events.take_unsaved()
