@@ -12,13 +12,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import ray
 from ray.exceptions import RayError
 
 from actors.actor_class import actor_class
-from actors.engine import Engine
 from actors.session import ActorDirectory, Remote, RemoteJudge, session_actor
 from actors.swarm_roles import role_actors
 from fathom_ray.models import Event, EventType, JsonValue, ResearchRequest
@@ -32,6 +31,9 @@ from fathom_ray.swarm.coordinator import Coordinator, ResearcherOutcome
 from fathom_ray.swarm.plan import Budget, SubGoal, check_agents
 from fathom_ray.swarm.results import swarm_document, swarm_state
 from fathom_ray.swarm.task_ledger import Beacon, LedgerRecord, RecordKind, read_text
+
+if TYPE_CHECKING:  # the engine's module imports every store and the browser: not for the actor's process
+    from actors.engine import Engine
 
 logger = logging.getLogger(__name__)
 RELAY_S = 0.5  # how often a researcher's new events are relayed to the swarm's log

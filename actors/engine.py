@@ -17,6 +17,7 @@ from actors.embedder import embedder_actor
 from actors.extractor_pool import extractor_pool_actor
 from actors.frontier import frontier_actor
 from actors.judge import judge_actor
+from actors.ray_errors import failure_reason
 from actors.session import ActorDirectory, Handles, session_actor
 from actors.source_memory import source_memory_actor
 from actors.task_ledger import task_ledger_actor
@@ -148,18 +149,12 @@ def start_engine(
         try:
             started[part] = ray.get(ref, timeout=STARTUP_TIMEOUT_S)
         except RayError as e:
-            raise FathomError(f"the {part} could not start: {ray_cause(e)}") from e
+            raise FathomError(f"the {part} could not start: {failure_reason(e)}") from e
     info = started["judge"]
     judge_info = info if isinstance(info, JudgeInfo) else JudgeInfo("", "")
     return Engine(
         settings, network, handles, directory, judge_info, placement=plan, browser_pools=tuple(pools)
     )
-
-
-def ray_cause(error: RayError) -> str:
-    """The last line of what a Ray error carries: the remote exception, not the traceback's head."""
-    cause = getattr(error, "cause", None)
-    return str(cause or error).strip().splitlines()[-1]
 
 
 def run_session(

@@ -20,7 +20,8 @@ from ray.exceptions import RayError
 
 from actors.documents import document_store_actor
 from actors.embedder import embedder_actor
-from actors.engine import STARTUP_TIMEOUT_S, ray_cause, resolve_judge, wants_gpu
+from actors.engine import STARTUP_TIMEOUT_S, resolve_judge, wants_gpu
+from actors.ray_errors import failure_reason
 from actors.session import Remote
 from fathom_ray.documents.ingest import Progress, add_file
 from fathom_ray.documents.models import AddOutcome, Chunk, Document
@@ -96,5 +97,5 @@ def _outcome(ref: Any, path: Path) -> AddOutcome:
     try:
         outcome: AddOutcome = ray.get(ref)
     except RayError as e:
-        return AddOutcome(str(path), "failed", error=f"the ingestion task was lost: {ray_cause(e)}")
+        return AddOutcome(str(path), "failed", error=f"the ingestion task was lost: {failure_reason(e)}")
     return outcome

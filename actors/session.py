@@ -22,6 +22,7 @@ from ray.exceptions import RayError, TaskCancelledError
 from actors.actor_class import actor_class
 from actors.detached import detached
 from actors.metrics import SessionMetrics
+from actors.ray_errors import failure_reason
 from actors.task_ledger import AgentReports
 from fathom_ray.adapters.search_backends import open_searcher
 from fathom_ray.browser_fleet import BrowserFleet, PoolLost
@@ -289,13 +290,6 @@ class SessionService:
         self._cancel_requested = True
         if self._loop is not None:
             self._loop.cancel()
-
-
-def failure_reason(error: BaseException) -> str:
-    """What stopped a run, in one line: for a Ray error, the remote exception, not its traceback."""
-    inner = (getattr(error, "cause", None) or error) if isinstance(error, RayError) else error
-    lines = str(inner).strip().splitlines()
-    return f"{type(inner).__name__}: {lines[-1]}" if lines else type(inner).__name__
 
 
 def session_actor(name: str | None = None, **placement: Any) -> Any:

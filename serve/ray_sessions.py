@@ -13,7 +13,7 @@ from ray.exceptions import RayError
 from actors.coordinator import coordinator_actor
 from actors.detached import detached
 from actors.engine import Engine
-from actors.session import failure_reason
+from actors.ray_errors import failure_reason
 from fathom_ray.errors import InvalidRequestError, SessionNotFoundError
 from fathom_ray.models import Event, EventType, JsonValue, ResearchRequest
 from fathom_ray.results import summary_record

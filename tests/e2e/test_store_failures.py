@@ -22,7 +22,7 @@ import pytest
 import ray
 
 from actors.engine import Engine, run_session, start_engine
-from actors.session import failure_reason
+from actors.ray_errors import failure_reason
 from fathom_ray.models import Event, EventType, ResearchRequest
 from fathom_ray.network import NetworkMap
 from fathom_ray.session_state import FAILED, RUNNING, SessionState
