@@ -51,6 +51,7 @@ class BrowserSettings(Section):
     executable: Path = Path("/usr/bin/chromium")
     pages_per_browser: int = Field(4, ge=1)
     page_timeout_s: float = Field(20.0, gt=0)
+    tab_uses: int = Field(20, ge=1)  # pages one tab serves before it is closed; 1 = a fresh tab per page
 
 
 class FetchSettings(Section):

@@ -2,8 +2,9 @@
 
 Chromium is launched locally (Debian's binary, the house flags) or reached
 over CDP (a Browserless-style endpoint). Several pages run at once, each
-with a timeout; after load the fetcher waits for the network to settle so
-script-rendered content is there. A bad page is a ``FetchResult`` value; a
+with a timeout, in tabs kept for the next page (``browser_tabs``); after
+load the fetcher waits for the network to settle so script-rendered
+content is there. A bad page is a ``FetchResult`` value; a
 crashed or disconnected browser is relaunched on the next fetch and the
 fetches in flight come back as ``browser_crashed``.
 """
@@ -28,6 +29,7 @@ from playwright.async_api import (
 )
 from playwright.async_api import TimeoutError as PlaywrightTimeout
 
+from fathom_ray.adapters.browser_tabs import Tabs
 from fathom_ray.adapters.egress_proxy import REFUSED_HEADER, TOO_LARGE_HEADER, EgressProxy
 from fathom_ray.adapters.http_client import SafeHttpClient
 from fathom_ray.models import FetchResult, FetchStatus
@@ -69,13 +71,19 @@ class PlaywrightFetcher:
         self._browser: Browser | None = None
         self._context: BrowserContext | None = None
         self._launch_lock = asyncio.Lock()
+        self._tabs = Tabs(settings.tab_uses)
         self.launches = 0
 
     async def start(self) -> None:
         self._playwright = await async_playwright().start()
         await self._ensure_browser()
 
+    @property
+    def tabs_opened(self) -> int:
+        return self._tabs.opened
+
     async def stop(self) -> None:
+        await self._tabs.close_all()
         with contextlib.suppress(Error):
             if self._context is not None:
                 await self._context.close()
@@ -154,9 +162,17 @@ class PlaywrightFetcher:
 
     async def _fetch_in(self, context: BrowserContext, url: str) -> FetchResult:
         try:
-            page = await context.new_page()
+            page = await self._tabs.take(context, url)
         except Error as e:
             return self._crashed(url, e)
+        result: FetchResult | None = None
+        try:
+            result = await self._load(url, page)
+            return result
+        finally:  # a cancelled fetch (its timeout) has no result: its tab is closed with the rest
+            await self._tabs.give_back(page, reusable=result is not None and result.status is FetchStatus.OK)
+
+    async def _load(self, url: str, page: Page) -> FetchResult:
         timeout_ms = self._settings.page_timeout_s * 1000
         try:
             response = await page.goto(url, timeout=timeout_ms, wait_until="load")
@@ -171,9 +187,6 @@ class PlaywrightFetcher:
             )
         except Error as e:
             return await self._classify_error(url, e)
-        finally:
-            with contextlib.suppress(Error):
-                await page.close()
 
     async def _page_result(self, url: str, page: Page, response: Response) -> FetchResult:
         headers = await response.all_headers()

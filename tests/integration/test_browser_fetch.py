@@ -120,6 +120,52 @@ async def test_pages_run_concurrently(rig: Rig) -> None:
     assert wall_s < sum(r.elapsed_s for r in results)  # the fetches overlapped: together they took less
 
 
+async def test_a_tab_serves_page_after_page_each_whole(
+    offline_network: NetworkMap, offline_policy: UrlPolicy
+) -> None:
+    """One fetch at a time: one tab serves them all, and each result is its own page, not the last one's."""
+    rig = await make_rig(offline_network, offline_policy, BrowserSettings(page_timeout_s=5.0, tab_uses=20))
+    try:
+        pages = {"wal": "Write-Ahead Logging", "fts5": "FTS5", "json1": "JSON", "lang": "Query Language"}
+        for name, title in [*pages.items(), ("wal", pages["wal"])]:
+            result = await rig.fetcher.fetch(f"http://www.sqlite.test/{name}.html")
+            assert result.ok
+            assert result.final_url == f"http://www.sqlite.test/{name}.html"
+            assert title in result.body.split("</title>")[0]
+        assert rig.fetcher.tabs_opened == 1
+        again = await rig.fetcher.fetch("http://www.sqlite.test/wal.html#ckpt")  # the tab shows it: a new one
+        assert again.ok
+        assert "Write-Ahead Logging" in again.body
+        assert rig.fetcher.tabs_opened == 2
+    finally:
+        await close_rig(rig)
+
+
+async def test_a_page_that_fails_takes_its_tab_with_it(
+    offline_network: NetworkMap, offline_policy: UrlPolicy
+) -> None:
+    rig = await make_rig(offline_network, offline_policy, BrowserSettings(page_timeout_s=2.0, tab_uses=20))
+    try:
+        assert (await rig.fetcher.fetch("http://www.sqlite.test/wal.html")).ok
+        assert (await rig.fetcher.fetch("http://slow.test/")).status is FetchStatus.TIMEOUT
+        assert (await rig.fetcher.fetch("http://www.sqlite.test/fts5.html")).ok
+        assert rig.fetcher.tabs_opened == 2  # the slow page's tab was closed, not handed to the next page
+    finally:
+        await close_rig(rig)
+
+
+async def test_one_tab_per_page_when_tabs_serve_one_page(
+    offline_network: NetworkMap, offline_policy: UrlPolicy
+) -> None:
+    rig = await make_rig(offline_network, offline_policy, BrowserSettings(page_timeout_s=5.0, tab_uses=1))
+    try:
+        for name in ("wal", "fts5", "lang"):
+            assert (await rig.fetcher.fetch(f"http://www.sqlite.test/{name}.html")).ok
+        assert rig.fetcher.tabs_opened == 3
+    finally:
+        await close_rig(rig)
+
+
 async def test_loopback_redirect_is_followed_only_when_loopback_is_allowed(
     offline_network: NetworkMap,
 ) -> None:
