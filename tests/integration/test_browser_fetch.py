@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import signal
 import socket
@@ -52,6 +53,16 @@ async def close_rig(rig: Rig) -> None:
     await rig.fetcher.stop()
     await rig.http.aclose()
     await rig.proxy.stop()
+
+
+@contextlib.asynccontextmanager
+async def own_rig(network: NetworkMap, policy: UrlPolicy, browser: BrowserSettings) -> AsyncIterator[Rig]:
+    """A rig of the test's own, closed when the test ends."""
+    made = await make_rig(network, policy, browser)
+    try:
+        yield made
+    finally:
+        await close_rig(made)
 
 
 @pytest_asyncio.fixture(loop_scope="module", scope="module")
@@ -124,8 +135,8 @@ async def test_a_tab_serves_page_after_page_each_whole(
     offline_network: NetworkMap, offline_policy: UrlPolicy
 ) -> None:
     """One fetch at a time: one tab serves them all, and each result is its own page, not the last one's."""
-    rig = await make_rig(offline_network, offline_policy, BrowserSettings(page_timeout_s=5.0, tab_uses=20))
-    try:
+    settings = BrowserSettings(page_timeout_s=5.0, tab_uses=20)
+    async with own_rig(offline_network, offline_policy, settings) as rig:
         pages = {"wal": "Write-Ahead Logging", "fts5": "FTS5", "json1": "JSON", "lang": "Query Language"}
         for name, title in [*pages.items(), ("wal", pages["wal"])]:
             result = await rig.fetcher.fetch(f"http://www.sqlite.test/{name}.html")
@@ -137,33 +148,28 @@ async def test_a_tab_serves_page_after_page_each_whole(
         assert again.ok
         assert "Write-Ahead Logging" in again.body
         assert rig.fetcher.tabs_opened == 2
-    finally:
-        await close_rig(rig)
 
 
 async def test_a_page_that_fails_takes_its_tab_with_it(
     offline_network: NetworkMap, offline_policy: UrlPolicy
 ) -> None:
-    rig = await make_rig(offline_network, offline_policy, BrowserSettings(page_timeout_s=2.0, tab_uses=20))
-    try:
+    settings = BrowserSettings(page_timeout_s=2.0, tab_uses=20)
+    async with own_rig(offline_network, offline_policy, settings) as rig:
         assert (await rig.fetcher.fetch("http://www.sqlite.test/wal.html")).ok
         assert (await rig.fetcher.fetch("http://slow.test/")).status is FetchStatus.TIMEOUT
         assert (await rig.fetcher.fetch("http://www.sqlite.test/fts5.html")).ok
         assert rig.fetcher.tabs_opened == 2  # the slow page's tab was closed, not handed to the next page
-    finally:
-        await close_rig(rig)
 
 
 async def test_one_tab_per_page_when_tabs_serve_one_page(
     offline_network: NetworkMap, offline_policy: UrlPolicy
 ) -> None:
-    rig = await make_rig(offline_network, offline_policy, BrowserSettings(page_timeout_s=5.0, tab_uses=1))
-    try:
+    async with own_rig(
+        offline_network, offline_policy, BrowserSettings(page_timeout_s=5.0, tab_uses=1)
+    ) as rig:
         for name in ("wal", "fts5", "lang"):
             assert (await rig.fetcher.fetch(f"http://www.sqlite.test/{name}.html")).ok
         assert rig.fetcher.tabs_opened == 3
-    finally:
-        await close_rig(rig)
 
 
 async def test_loopback_redirect_is_followed_only_when_loopback_is_allowed(
