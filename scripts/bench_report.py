@@ -47,3 +47,16 @@ def write_section(name: str, title: str, command: str, body: str) -> None:
 
 def _cpus() -> int:
     return len(os.sched_getaffinity(0))
+
+
+def cpu_times() -> tuple[int, int]:
+    """(busy, idle) clock ticks of all cores since boot."""
+    first = Path("/proc/stat").read_text(encoding="ascii").splitlines()[0]
+    ticks = [int(t) for t in first.split()[1:8]]  # user nice system idle iowait irq softirq
+    idle = ticks[3] + ticks[4]  # idle, iowait
+    return sum(ticks) - idle, idle
+
+
+def busy_share(before: tuple[int, int], after: tuple[int, int]) -> float:
+    busy, idle = after[0] - before[0], after[1] - before[1]
+    return busy / (busy + idle) if busy + idle else 0.0

@@ -22,7 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench_report import table, write_section
+from bench_report import busy_share, cpu_times, table, write_section
 
 from fathom_ray.evaluation.questions import parse_questions
 from fathom_ray.evaluation.run import finish
@@ -107,19 +107,6 @@ def main() -> None:
         "python scripts/bench_swarm.py",
         body,
     )
-
-
-def cpu_times() -> tuple[int, int]:
-    """(busy, idle) clock ticks of all cores since boot."""
-    first = Path("/proc/stat").read_text(encoding="ascii").splitlines()[0]
-    ticks = [int(t) for t in first.split()[1:8]]  # user nice system idle iowait irq softirq
-    idle = ticks[3] + ticks[4]  # idle, iowait
-    return sum(ticks) - idle, idle
-
-
-def busy_share(before: tuple[int, int], after: tuple[int, int]) -> float:
-    busy, idle = after[0] - before[0], after[1] - before[1]
-    return busy / (busy + idle) if busy + idle else 0.0
 
 
 def _num(value: float | None) -> str:

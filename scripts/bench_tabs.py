@@ -1,8 +1,9 @@
 """Chromium's CPU per page: a fresh tab for every page (baseline) beside tabs kept for the next page.
 
 The same pages of the offline web (a fixed random sample over its three sites) go through the real
-PlaywrightFetcher and egress proxy, ``--concurrency`` at a time, once with ``tab_uses=1`` (a new
-tab, so a new renderer process, per page) and once with tabs reused; the two alternate for
+browser pool (the BrowserPool class in this process: its PlaywrightFetcher and egress proxy),
+``--concurrency`` at a time, once with ``tab_uses=1`` (a new tab, so a new renderer process, per
+page) and once with tabs reused; the two alternate for
 ``--rounds`` rounds in one run. Chromium's CPU is the user and system time of its processes
 (psutil), the browser's launch left out. The offline web has three sites, so most pages find a tab
 of their own site; on the open web, where a session's pages spread over many sites, fewer do.
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import statistics
 import sys
@@ -21,14 +23,10 @@ import time
 from pathlib import Path
 
 import psutil
-from bench_report import table, write_section
+from bench_report import cpu_times, table, write_section
 
-from fathom_ray.adapters.egress_proxy import EgressProxy
-from fathom_ray.adapters.http_client import SafeHttpClient
-from fathom_ray.adapters.playwright_fetcher import PlaywrightFetcher
-from fathom_ray.adapters.resolver import MappedResolver
+from actors.browser_pool import BrowserPool
 from fathom_ray.network import NetworkMap
-from fathom_ray.security import UrlPolicy
 from fathom_ray.settings import BrowserSettings, FetchSettings
 from fathom_ray.testweb.server import TestWeb
 
@@ -54,33 +52,18 @@ Run = tuple[float, float, float, int]  # Chromium CPU s, machine CPU s, wall s, 
 
 async def one_run(network: NetworkMap, urls: list[str], tab_uses: int, concurrency: int) -> Run:
     """Chromium's CPU seconds, all cores' busy seconds, wall seconds and pages loaded for ``urls``."""
-    fetch_settings = FetchSettings(timeout_s=10.0, respect_robots=False)
-    resolver = MappedResolver(network)
-    proxy = EgressProxy(
-        UrlPolicy.allowing(network.allowed_hosts), network, resolver, fetch_settings.max_body_bytes
-    )
-    await proxy.start()
-    http = SafeHttpClient(fetch_settings, UrlPolicy.allowing(network.allowed_hosts), network, resolver)
     browser = BrowserSettings(pages_per_browser=concurrency, tab_uses=tab_uses)
-    fetcher = PlaywrightFetcher(browser, proxy, http, "fathom-ray-bench", network.chromium_rules())
+    pool = BrowserPool(browser, FetchSettings(timeout_s=10.0, respect_robots=False), network)
     try:
-        await fetcher.start()
+        await pool.start()
         await asyncio.sleep(1.0)  # the launch's own work settles
-        cpu_before, busy_before, started = chromium_cpu_s(), machine_busy_s(), time.perf_counter()
-        results = await asyncio.gather(*(fetcher.fetch(url) for url in urls))
+        cpu_before, busy_before, started = chromium_cpu_s(), cpu_times()[0], time.perf_counter()
+        results = await asyncio.gather(*(pool.fetch(url) for url in urls))
         wall_s, cpu_s = time.perf_counter() - started, chromium_cpu_s() - cpu_before
-        busy_s = machine_busy_s() - busy_before
+        busy_s = (cpu_times()[0] - busy_before) / os.sysconf("SC_CLK_TCK")
     finally:
-        await fetcher.stop()
-        await http.aclose()
-        await proxy.stop()
+        await pool.stop()
     return cpu_s, busy_s, wall_s, sum(r.ok for r in results)
-
-
-def machine_busy_s() -> float:
-    """Seconds all cores spent not idle since boot."""
-    times = psutil.cpu_times()
-    return float(sum(times) - times.idle - getattr(times, "iowait", 0.0))
 
 
 def main() -> int:
@@ -122,7 +105,8 @@ def main() -> int:
         )
     body = (
         f"{args.pages} pages of the offline web (a fixed random sample over its three sites), "
-        f"{args.concurrency} at a time through the PlaywrightFetcher and the egress proxy, in one process; "
+        f"{args.concurrency} at a time through the browser pool (its PlaywrightFetcher and egress proxy) "
+        "in one process; "
         f"the two modes alternate, {args.rounds} rounds each, medians shown. Chromium CPU: the user and "
         "system time of its processes while the pages loaded; machine CPU: all cores' busy time then "
         "(the proxy, Playwright's driver and the offline web's server included). Most of these pages "

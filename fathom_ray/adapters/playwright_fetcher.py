@@ -170,7 +170,7 @@ class PlaywrightFetcher:
             result = await self._load(url, page)
             return result
         finally:  # a cancelled fetch (its timeout) has no result: its tab is closed with the rest
-            await self._tabs.give_back(page, reusable=result is not None and result.status is FetchStatus.OK)
+            await self._tabs.give_back(page, reusable=result is not None and result.ok)
 
     async def _load(self, url: str, page: Page) -> FetchResult:
         timeout_ms = self._settings.page_timeout_s * 1000
