@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from fathom_ray.answer_sheet import to_json
 from fathom_ray.models import JsonValue
 from fathom_ray.session_state import SessionState, SessionSummary
 
@@ -19,6 +20,8 @@ def result_document(state: SessionState, wall_s: float) -> dict[str, Any]:
         "depth": state.request.depth,
         "status": state.status,
         "stop_reason": state.stop_reason,
+        "answers": [to_json(a) for a in state.answers],
+        "answers_dropped": state.answers_dropped,
         "checklist": [
             {"id": i.id, "question": i.question, "satisfied": i.satisfied} for i in state.checklist
         ],
@@ -81,6 +84,7 @@ def status_document(state: SessionState) -> dict[str, Any]:
             {"id": i.id, "question": i.question, "satisfied": i.satisfied} for i in state.checklist
         ],
         "stop_reason": state.stop_reason,
+        "answers": [to_json(a) for a in state.answers],
         "report": state.report_markdown,
         "usage": {
             "llm_calls": state.usage.calls,

@@ -20,8 +20,9 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
-from fathom_ray import report
+from fathom_ray.answer_sheet import to_json as answer_json
 from fathom_ray.bm25 import match_scores
+from fathom_ray.conclusion import conclude
 from fathom_ray.documents.models import DocumentHit
 from fathom_ray.errors import SearchError, SessionError
 from fathom_ray.evidence.terms import title_match
@@ -562,15 +563,35 @@ class ResearchSession:
     async def _compose(self) -> None:
         facts = self.state.ledger.facts
         self.events.emit(EventType.COMPOSING, {"facts": len(facts)})
-        findings: list[answers.Finding] = []
+        composed: answers.Report | None = None
         if facts:
             judged = self._account(await self._s.judge.compose(self._goal, self.state.checklist, facts))
-            findings = list(judged.answer.findings) if judged.answer else []
-        self.state.report_markdown = report.render(
-            self._goal, self.state.checklist, findings, facts, self.state.stop_reason
+            composed = judged.answer
+        conclusion = conclude(
+            self._goal,
+            self.state.checklist,
+            composed,
+            facts,
+            pages_read=self.state.pages_fetched,
+            tried=self.state.queries_done,
+            stop_reason=self.state.stop_reason,
+            titles={p.url: p.title for p in self.state.pages if p.title},
         )
+        self.state.answers = list(conclusion.sheet.answers)
+        self.state.answers_dropped = conclusion.sheet.dropped
+        if conclusion.checklist != tuple(self.state.checklist):
+            self.state.checklist = list(conclusion.checklist)
+            self.events.emit_checklist(self.state.checklist)
+        self.state.report_markdown = conclusion.markdown
         self.state.status = CANCELLED if self.state.stop_reason == "cancelled" else COMPLETE
-        self.events.emit(EventType.COMPLETE, {"facts": len(facts), "pages": self.state.pages_fetched})
+        self.events.emit(
+            EventType.COMPLETE,
+            {
+                "facts": len(facts),
+                "pages": self.state.pages_fetched,
+                "answers": [answer_json(a) for a in self.state.answers],
+            },
+        )
         await self._checkpoint()
 
     def _account(self, judged: Judged[Any]) -> Judged[Any]:

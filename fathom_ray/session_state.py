@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
+from fathom_ray.answer_sheet import Answer
 from fathom_ray.ledger import FactLedger
 from fathom_ray.models import ChecklistItem, ResearchRequest, Usage
 
@@ -54,6 +55,8 @@ class SessionState:
     failures: int = 0
     decomposed: bool = False
     judge: str = ""  # which judge answered: "evidence (all-MiniLM-L6-v2 + BM25)", "vllm (model)", ...
+    answers: list[Answer] = field(default_factory=list)  # one per answered item, once composed
+    answers_dropped: int = 0  # the judge's answers whose span was not in their cited evidence
 
     @property
     def pages_fetched(self) -> int:

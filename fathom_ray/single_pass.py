@@ -13,11 +13,13 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from fathom_ray import report
+from fathom_ray.answer_sheet import answer_sheet
+from fathom_ray.answer_sheet import to_json as answer_json
 from fathom_ray.errors import SearchError
 from fathom_ray.ledger import FactLedger
 from fathom_ray.llm import answers
 from fathom_ray.llm.judge import Judged, JudgeInfo
-from fathom_ray.models import EventType, ExtractedPage, Fact, JsonValue
+from fathom_ray.models import ChecklistItem, EventType, ExtractedPage, Fact, JsonValue
 from fathom_ray.session_events import EventLog
 from fathom_ray.session_loop import BrowserCalls, ExtractorCalls, FrontierCalls, SearchCalls
 from fathom_ray.session_state import COMPLETE, PageRecord, SessionState
@@ -74,17 +76,25 @@ async def single_pass(
     reply = judged.answer or answers.SinglePassAnswer(answer="")
     facts = [
         Fact(f"F{n}", c.claim, c.evidence, pages[c.source - 1].url, confidence=1.0)
-        for n, c in enumerate((c for c in reply.citations if c.source <= len(pages)), start=1)
+        for n, c in enumerate(reply.citations, start=1)
+        if c.source <= len(pages)
     ]
     state.ledger = FactLedger(facts)
+    items = [ChecklistItem(f"Q{n}", q) for n, q in enumerate(reply.parts or [question], start=1)]
+    sheet = answer_sheet(items, reply.answers, facts, state.pages_fetched, state.queries_done)
+    state.answers, state.answers_dropped = list(sheet.answers), sheet.dropped
     failure = judged.failure
     state.stop_reason = (
         f"{STOP_REASON}, no answer ({failure.kind}: {failure.detail})" if failure is not None else STOP_REASON
     )
-    state.report_markdown = report.render_answer(question, reply.answer, facts, state.stop_reason)
+    titles = {p.url: p.title for p in pages if p.title}
+    state.report_markdown = report.render_answer(
+        question, reply.answer, facts, state.stop_reason, answers=state.answers, titles=titles
+    )
     state.status = COMPLETE
     stages["answer"] = time.monotonic() - started
-    events.emit(EventType.COMPLETE, {"facts": len(facts), "pages": state.pages_fetched})
+    found: list[JsonValue] = [answer_json(a) for a in state.answers]
+    events.emit(EventType.COMPLETE, {"facts": len(facts), "pages": state.pages_fetched, "answers": found})
     return state, stages
 
 

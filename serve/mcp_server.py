@@ -1,7 +1,8 @@
 """`fathom mcp`: an MCP server with one tool, ``web_research``, over the fathom-ray HTTP API.
 
 Agents delegate research to it; each event of the session becomes a progress
-notification, and the tool returns the facts with their evidence and sources.
+notification, and the tool returns the answers (one per checklist item, citing fact ids), then
+the facts with their evidence and sources.
 """
 
 from __future__ import annotations
@@ -39,8 +40,10 @@ def build_mcp(api_url: str, token: str | None = None) -> MCPServer:
             "id": session_id,
             "status": result["status"],
             "stop_reason": result.get("stop_reason", ""),
+            "answers": result.get("answers", []),  # one per checklist item, citing fact ids, first
             "facts": [
                 {
+                    "id": f.get("id", ""),
                     "claim": f["claim"],
                     "evidence": f.get("evidence", ""),
                     "source_url": f["source_url"],

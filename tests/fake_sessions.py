@@ -12,6 +12,7 @@ import time
 import uvicorn
 
 from fathom_ray import report
+from fathom_ray.answer_sheet import Answer, AnswerStatus
 from fathom_ray.errors import SessionNotFoundError
 from fathom_ray.ledger import FactLedger
 from fathom_ray.llm.answers import Finding
@@ -95,7 +96,11 @@ class FakeSessions:
                 state.checklist = [ChecklistItem("Q1", goal, satisfied=True)]
                 state.stop_reason = "checklist satisfied"
                 finding = Finding(sentence=self.fact.claim, fact_ids=[self.fact.id])
-                state.report_markdown = report.render(goal, state.checklist, [finding], [self.fact], "done")
+                span = " ".join(self.fact.evidence.split()[-1:])  # its last word, verbatim
+                state.answers = [Answer("Q1", goal, AnswerStatus.ANSWERED, span, (self.fact.id,))]
+                state.report_markdown = report.render(
+                    goal, state.checklist, [finding], [self.fact], "done", answers=state.answers
+                )
                 state.status = COMPLETE
             self.logs[session_id].emit(kind, data)
         state.status = COMPLETE

@@ -135,7 +135,7 @@ class ScriptedJudge:
                 answers.Finding(sentence=ACTIVE, fact_ids=[facts[0].id] if facts else ["F999"]),
                 answers.Finding(sentence="SQLite was written by the Vikings in 1066.", fact_ids=["F999"]),
             ]
-        return self._judged("compose", answers.Report(findings=findings))
+        return self._judged("compose", answers.Report(answers=_answers(checklist, facts), findings=findings))
 
     async def answer(self, question: str, pages: Sequence[ExtractedPage]) -> Judged[answers.SinglePassAnswer]:
         """The baseline's answer: a sentence quoted from each page, and one citation no page holds."""
@@ -162,3 +162,14 @@ class ScriptedJudge:
     ) -> Judged[answers.Verdict]:
         said = any(a.casefold() in answer_text.casefold() for a in (gold, *aliases))
         return self._judged("grade", answers.Verdict(verdict="correct" if said else "wrong"))
+
+
+def _answers(checklist: Sequence[ChecklistItem], facts: Sequence[Fact]) -> list[answers.ItemAnswer]:
+    """The first part answered by the first words of the first fact's evidence (faithful), and the
+    last part by a version no fact holds (to be dropped)."""
+    parts = checklist[1:] if len(checklist) > 1 else checklist
+    if not parts or not facts:
+        return []
+    span = " ".join(facts[0].evidence.split()[:3])
+    claims = [answers.ItemAnswer(item=parts[0].id, answer=span, fact_ids=[facts[0].id])]
+    return [*claims, answers.ItemAnswer(item=parts[-1].id, answer="3.99", fact_ids=[facts[0].id])]

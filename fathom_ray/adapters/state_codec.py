@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
+from fathom_ray.answer_sheet import from_json as answer_from_json
+from fathom_ray.answer_sheet import to_json as answer_to_json
 from fathom_ray.frontier import Entry, EntryState, SessionFrontier
 from fathom_ray.ledger import FactLedger
 from fathom_ray.models import Candidate, CandidateOrigin, ChecklistItem, Fact, ResearchRequest, Usage
@@ -21,6 +23,7 @@ def state_to_json(state: SessionState) -> dict[str, Any]:
         "facts": [fact_to_json(f) for f in state.ledger.facts],
         "rejected": state.ledger.rejected,
     }
+    data["answers"] = [answer_to_json(a) for a in state.answers]
     return data
 
 
@@ -57,6 +60,8 @@ def state_from_json(data: dict[str, Any]) -> SessionState:
         failures=int(data["failures"]),
         decomposed=bool(data["decomposed"]),
         judge=str(data.get("judge", "")),
+        answers=[answer_from_json(a) for a in data.get("answers", [])],
+        answers_dropped=int(data.get("answers_dropped", 0)),
     )
 
 

@@ -23,7 +23,7 @@ from fathom_ray.cli.docs import ask_command, docs_app
 from fathom_ray.cli.doctor import cluster_plan, run_checks
 from fathom_ray.cli.ledger import ledger_command
 from fathom_ray.cli.metrics import metrics_command
-from fathom_ray.cli.research import run_research, run_swarm, serve_forever
+from fathom_ray.cli.research import answer_lines, run_research, run_swarm, serve_forever
 from fathom_ray.cli.running import fail, serve_until_interrupted, settings_or_exit
 from fathom_ray.cli.web import build_index, run_search
 from fathom_ray.errors import FathomError, InvalidRequestError
@@ -199,6 +199,10 @@ def research(  # noqa: PLR0917 (one parameter per command-line option)
             _fail(e)
     result, report = write_results(out, document)
     usage = document["usage"]
+    for line in answer_lines(document):
+        console.print(
+            line, markup=False, highlight=False, style="bold" if not line.startswith(" ") else "dim"
+        )
     for fact in document["facts"][:MAX_FACTS_PRINTED]:
         console.print(f"{fact['id']}. {fact['claim']}", markup=False, highlight=False)
         console.print(f"    {fact['source_url']}", markup=False, highlight=False, style="dim")

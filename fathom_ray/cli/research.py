@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +18,31 @@ from fathom_ray.network import NetworkMap
 from fathom_ray.results import result_document
 from fathom_ray.settings import Settings
 from fathom_ray.swarm.bundle import write_bundle
+
+
+def answer_lines(document: Mapping[str, Any]) -> list[str]:
+    """The answer lines a finished run prints first: each item's answer with the number of its source
+    and its fact ids, then the sources those numbers name."""
+    facts = {str(f["id"]): f for f in document.get("facts", [])}
+    numbers: dict[str, int] = {}
+
+    def cite(ids: Sequence[Any]) -> str:
+        known = [str(i) for i in ids if str(i) in facts]
+        for i in known:
+            numbers.setdefault(str(facts[i]["source_url"]), len(numbers) + 1)
+        marks = "".join(f"[{n}]" for n in sorted({numbers[str(facts[i]["source_url"])] for i in known}))
+        return f" {marks} ({', '.join(known)})" if known else ""
+
+    lines = []
+    for answer in document.get("answers", []):
+        if answer["status"] == "not_found":
+            said = f"not found in {answer.get('pages_read', 0)} pages read"
+        else:
+            said = f"{answer['answer']}{cite(answer['fact_ids'])}"
+            if answer["status"] == "conflicting":
+                said += f"; other sources say {answer['other_answer']}{cite(answer['other_fact_ids'])}"
+        lines.append(f"{answer['question']} -> {said}")
+    return [*lines, *(f"  [{n}] {url}" for url, n in numbers.items())]
 
 
 def serve_forever(settings: Settings, network: NetworkMap, address: str | None, console: Console) -> None:

@@ -9,6 +9,12 @@ so the session keeps its budget for it. Settling stops the session, so the bar i
 one for keeping a fact. A multi-part goal (the first item, when others follow) is settled when
 every other item is. The findings are each item's best facts, near-duplicates merged into one
 finding that cites them all.
+
+The answers are each item's typed span (``spans``) from its best fact: the fact whose evidence
+best offers the answer type, then the most confident. A version, date, person or number question
+whose facts hold no such span has no answer. Another page's fact about the item that offers a
+different value as well and nearly as confidently (or that the ledger marks as contradicting the
+best) is the other value of a conflicting answer, unless its own evidence also holds the best one.
 """
 
 from __future__ import annotations
@@ -16,8 +22,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from fathom_ray.evidence.answer_types import AnswerType, expected_type, type_match
+from fathom_ray.evidence.spans import typed_span
 from fathom_ray.evidence.terms import terms
-from fathom_ray.llm.answers import Finding
+from fathom_ray.llm.answers import Finding, ItemAnswer
 from fathom_ray.models import ChecklistItem, Fact
 
 FINDINGS_PER_ITEM = 3
@@ -26,6 +33,7 @@ NEAR_DUPLICATE = 0.7
 TYPE_BAR = 1.0
 SETTLE_MARGIN = 0.2
 CHECKABLE = frozenset((AnswerType.VERSION, AnswerType.DATE, AnswerType.PERSON, AnswerType.NUMBER))
+CONFLICT_MARGIN = 0.1  # how much less confident than the best a conflicting fact may be
 
 
 def answers_item(fact: Fact, item: ChecklistItem, threshold: float) -> bool:
@@ -74,3 +82,59 @@ def _similar(a: Fact, b: Fact) -> bool:
     if not left or not right:
         return False
     return len(left & right) / len(left | right) >= NEAR_DUPLICATE
+
+
+def item_answers(checklist: Sequence[ChecklistItem], facts: Sequence[Fact]) -> list[ItemAnswer]:
+    """Each item's answer from its best fact's evidence, a multi-part goal's parts only."""
+    items = checklist[1:] if len(checklist) > 1 else checklist
+    found = (_item_answer(item, facts) for item in items)
+    return [answer for answer in found if answer is not None]
+
+
+def _item_answer(item: ChecklistItem, facts: Sequence[Fact]) -> ItemAnswer | None:
+    kind = expected_type(item.question)
+    spans = [
+        (f, s)
+        for f in facts
+        if item.id in f.checklist_ids
+        if (s := typed_span(f.evidence, item.question, kind))
+    ]
+    if not spans:
+        return None
+    spans.sort(key=lambda pair: (-(type_match(pair[0].evidence, kind) or 0.0), *_rank(pair[0])))
+    best, span = spans[0]
+    twins = [f.id for f, s in spans[1:] if _same(s, span)][:3]
+    other = _conflict(best, span, spans[1:], kind)
+    if other is None:
+        return ItemAnswer(item=item.id, answer=span, fact_ids=[best.id, *twins])
+    value = other[1]
+    others = [f.id for f, s in spans[1:] if _same(s, value)][:4]
+    return ItemAnswer(
+        item=item.id, answer=span, fact_ids=[best.id, *twins], other_answer=value, other_fact_ids=others
+    )
+
+
+def _conflict(
+    best: Fact, span: str, rest: Sequence[tuple[Fact, str]], kind: AnswerType
+) -> tuple[Fact, str] | None:
+    """A fact of another page offering a different value of the type, or one the ledger says
+    contradicts the best; None when the sources agree."""
+    if kind not in CHECKABLE and kind is not AnswerType.NAME:
+        return None
+    match = type_match(best.evidence, kind) or 0.0
+    for fact, value in rest:
+        if _same(value, span) or span.casefold() in fact.evidence.casefold():
+            continue
+        contradicts = fact.id in best.contradicts or best.id in fact.contradicts
+        rival = (
+            fact.source_url != best.source_url
+            and (type_match(fact.evidence, kind) or 0.0) >= match
+            and fact.confidence >= best.confidence - CONFLICT_MARGIN
+        )
+        if contradicts or rival:
+            return fact, value
+    return None
+
+
+def _same(a: str, b: str) -> bool:
+    return " ".join(a.casefold().split()) == " ".join(b.casefold().split())

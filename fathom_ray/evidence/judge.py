@@ -152,11 +152,14 @@ class EvidenceJudge:
         self, goal: str, checklist: Sequence[ChecklistItem], facts: Sequence[Fact]
     ) -> Judged[answers.Report]:
         started = time.monotonic()
-        report = answers.Report(findings=composing.findings(checklist, facts))
+        report = answers.Report(
+            answers=composing.item_answers(checklist, facts), findings=composing.findings(checklist, facts)
+        )
         return self._judged("compose", report, started)
 
     async def answer(self, question: str, pages: Sequence[ExtractedPage]) -> Judged[answers.SinglePassAnswer]:
-        """The single-pass baseline's answer: the best facts of all pages for the question's parts."""
+        """The single-pass baseline's answer: the best facts of all pages for the question's parts,
+        and each part's answer from them (fact ids F<k> naming the k-th citation)."""
         started = time.monotonic()
         items = [ChecklistItem(f"Q{n}", q) for n, q in enumerate(decompose(question, 10), start=1)]
         found: list[tuple[int, answers.FactClaim]] = []
@@ -164,11 +167,20 @@ class EvidenceJudge:
             analysis = await self.analyse(question, items, page)
             found += [(number, claim) for claim in analysis.facts]
         found.sort(key=lambda pair: -pair[1].confidence)
-        citations = [
-            answers.Citation(claim=c.claim, evidence=c.evidence, source=n) for n, c in found[:12] if n <= 99
-        ]
+        kept = [(n, c) for n, c in found[:12] if n <= 99]
+        citations = [answers.Citation(claim=c.claim, evidence=c.evidence, source=n) for n, c in kept]
         text = " ".join(c.claim for c in citations[: len(items) + 1])[:1500] or "The sources do not say."
-        return self._judged("answer", answers.SinglePassAnswer(answer=text, citations=citations), started)
+        facts = [
+            Fact(f"F{k}", c.claim, c.evidence, pages[n - 1].url, tuple(c.checklist_ids), c.confidence)
+            for k, (n, c) in enumerate(kept, start=1)
+        ]
+        reply = answers.SinglePassAnswer(
+            answer=text,
+            citations=citations,
+            parts=[i.question[:300] for i in items],
+            answers=composing.item_answers(items, facts),
+        )
+        return self._judged("answer", reply, started)
 
     async def rerank(self, question: str, pages: Sequence[ExtractedPage]) -> Judged[answers.Relevance]:
         """Each passage scored by its best sentence for the question (BM25 within it, embedder

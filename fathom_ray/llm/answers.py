@@ -73,9 +73,22 @@ class Finding(Answer):
     fact_ids: list[Id] = Field(min_length=1, max_length=8)
 
 
-class Report(Answer):
-    """compose: findings whose every sentence cites fact ids."""
+class ItemAnswer(Answer):
+    """One checklist item's answer: a short span copied verbatim from the evidence of the facts it
+    cites (a version, date, person, number, name, yes/no or a short definition clause); where sources
+    disagree, the other value with its facts."""
 
+    item: Id
+    answer: Annotated[str, Field(min_length=1, max_length=200, description="verbatim from the evidence")]
+    fact_ids: list[Id] = Field(min_length=1, max_length=4)
+    other_answer: Annotated[str, Field(max_length=200)] = ""
+    other_fact_ids: list[Id] = Field(default_factory=list, max_length=4)
+
+
+class Report(Answer):
+    """compose: each item's answer, and findings whose every sentence cites fact ids."""
+
+    answers: list[ItemAnswer] = Field(default_factory=list, max_length=80)
     findings: list[Finding] = Field(default_factory=list, max_length=40)
 
 
@@ -88,10 +101,14 @@ class Citation(Answer):
 
 
 class SinglePassAnswer(Answer):
-    """answer (the single-pass baseline): one answer to the question from the sources, with citations."""
+    """answer (the single-pass baseline): one answer to the question from the sources, with citations;
+    ``parts`` the question's parts (items Q1, Q2, ...) and ``answers`` theirs, whose fact ids F<k>
+    name the k-th citation."""
 
     answer: Annotated[str, Field(max_length=1500)]
     citations: list[Citation] = Field(default_factory=list, max_length=12)
+    parts: list[Short] = Field(default_factory=list, max_length=10)
+    answers: list[ItemAnswer] = Field(default_factory=list, max_length=10)
 
 
 class Relevance(Answer):

@@ -14,7 +14,8 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
-from fathom_ray import report
+from fathom_ray.answer_sheet import Answer
+from fathom_ray.conclusion import conclude
 from fathom_ray.llm import answers
 from fathom_ray.models import ChecklistItem, EventType, Fact, JsonValue
 from fathom_ray.ports import JudgePort
@@ -57,6 +58,7 @@ class SwarmResult:
     stop_reason: str = ""
     budget: Budget | None = None
     pages: dict[str, str] = field(default_factory=dict)  # url -> the text its researchers stored
+    answers: list[Answer] = field(default_factory=list)  # one per answered item, once composed
 
 
 class Coordinator:
@@ -273,10 +275,19 @@ class Coordinator:
         result = self.result
         facts = self.verified()
         self.events.emit(EventType.COMPOSING, {"facts": len(facts)})
-        findings: list[answers.Finding] = []
+        composed: answers.Report | None = None
         if facts:
-            judged = await self._judge.compose(result.goal, result.checklist, facts)
-            findings = list(judged.answer.findings) if judged.answer else []
-        result.report_markdown = report.render(
-            result.goal, result.checklist, findings, facts, result.stop_reason
+            composed = (await self._judge.compose(result.goal, result.checklist, facts)).answer
+        conclusion = conclude(
+            result.goal,
+            result.checklist,
+            composed,
+            facts,
+            pages_read=sum(int(str(a.get("pages", 0))) for a in result.agents),
+            tried=[],
+            stop_reason=result.stop_reason,
+            titles={},
         )
+        result.answers = list(conclusion.sheet.answers)
+        result.checklist = list(conclusion.checklist)
+        result.report_markdown = conclusion.markdown

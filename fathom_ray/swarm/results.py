@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from fathom_ray.answer_sheet import to_json
 from fathom_ray.ledger import FactLedger
 from fathom_ray.models import Fact, ResearchRequest
 from fathom_ray.session_state import CANCELLED, COMPLETE, PageRecord, SessionState
@@ -31,6 +32,7 @@ def swarm_state(
         elapsed_s=elapsed_s,
         report_markdown=result.report_markdown,
         judge=judge,
+        answers=list(result.answers),
     )
 
 
@@ -44,6 +46,7 @@ def swarm_document(result: SwarmResult, depth: str, judge: str, wall_s: float) -
         "depth": depth,
         "status": "cancelled" if result.stop_reason == "cancelled" else "complete",
         "stop_reason": result.stop_reason,
+        "answers": [to_json(a) for a in result.answers],
         "checklist": [
             {"id": i.id, "question": i.question, "satisfied": i.satisfied} for i in result.checklist
         ],

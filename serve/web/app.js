@@ -59,7 +59,8 @@ class SessionView {
     this.id = id;
     this.pages = new Map();
     this.finished = false;
-    for (const list of ["s-checklist", "s-pages", "s-facts", "s-agents", "s-report", "s-downloads"]) $(list).replaceChildren();
+    for (const list of ["s-answers", "s-answer-sources", "s-checklist", "s-pages", "s-facts", "s-agents", "s-report", "s-downloads"]) $(list).replaceChildren();
+    $("s-answer-box").hidden = true;
     $("s-agents-box").hidden = true;
     $("s-report-box").hidden = true;
     $("s-goal").textContent = id;
@@ -75,6 +76,45 @@ class SessionView {
       li.setAttribute("aria-label", `${item.satisfied ? "answered" : "open"}: ${item.question}`);
       return li;
     }));
+  }
+
+  // The answer lines at the top: each item's answer with [n] links to its source page (and, in the
+  // link's title, the fact's evidence), the other value where sources disagree, or "not found".
+  answers(answers, facts) {
+    if (!answers || !answers.length) return;
+    const byId = new Map((facts || []).map((fact) => [fact.id, fact]));
+    const numbers = new Map();
+    const cite = (ids, li) => {
+      for (const id of ids || []) {
+        const fact = byId.get(id);
+        if (!fact) continue;
+        if (!numbers.has(fact.source_url)) numbers.set(fact.source_url, numbers.size + 1);
+        const a = webLink(fact.source_url, `[${numbers.get(fact.source_url)}]`);
+        a.classList.add("cite");
+        a.title = `${id}: ${fact.evidence || fact.claim}`;
+        a.setAttribute("aria-label", `source ${numbers.get(fact.source_url)} (${id})`);
+        li.append(a);
+      }
+    };
+    $("s-answers").replaceChildren(...answers.map((answer) => {
+      const li = el("li");
+      li.dataset.status = answer.status;
+      li.append(el("span", answer.question, "question"));
+      if (answer.status === "not_found") {
+        li.append(el("span", `not found in ${answer.pages_read ?? 0} pages read`, "not-found"));
+        return li;
+      }
+      li.append(el("span", answer.answer, "value"));
+      cite(answer.fact_ids, li);
+      if (answer.status === "conflicting") {
+        li.append(el("span", `; other sources say ${answer.other_answer}`, "other"));
+        cite(answer.other_fact_ids, li);
+      }
+      return li;
+    }));
+    const sources = [...numbers].flatMap(([url, n]) => [document.createTextNode(` [${n}] `), webLink(url)]);
+    $("s-answer-sources").replaceChildren(...sources);
+    $("s-answer-box").hidden = false;
   }
 
   page(url, outcome, failed = false) {
@@ -176,6 +216,7 @@ class SessionView {
     const result = response.ok ? await response.json() : {};
     if (result.goal) $("s-goal").textContent = result.goal;
     if (result.checklist) this.checklist(result.checklist);
+    this.answers(result.answers, result.facts);
     this.status(`${result.status || how}${result.stop_reason ? `: ${result.stop_reason}` : ""}`);
     const report = await api(`/research/${encodeURIComponent(this.id)}/report`);
     if (report.ok) {

@@ -22,6 +22,7 @@ FIELDS = {
     "depth",
     "status",
     "stop_reason",
+    "answers",
     "checklist",
     "facts",
     "pages",
@@ -61,9 +62,19 @@ def test_quick_research_on_the_offline_web_finds_the_answer(tmp_path: Path) -> N
     assert "3.8" in said
     assert "572" in said
     report = (out / "report.md").read_text()
-    assert report.startswith("# Which Python version")
+    assert report.startswith(f"# {GOAL}\n\n## Answer\n")  # the answer first
     assert "572" in report
     assert "572" in run.stdout  # the command prints its facts
+    # the answer lines: the version, verbatim from the evidence of the facts they cite, ticked
+    evidence = {f["id"]: f["evidence"] for f in result["facts"]}
+    version = next(a for a in result["answers"] if a["item"] == "Q2")
+    assert (version["answer"], version["status"]) == ("3.8", "answered")
+    assert version["fact_ids"]
+    assert all("3.8" in evidence[i] for i in version["fact_ids"])
+    assert next(i for i in result["checklist"] if i["id"] == "Q2")["satisfied"]
+    assert f"- **{version['question']}** 3.8 [" in report
+    printed = run.stdout.index(f"{version['question']} -> 3.8")  # printed first, then the facts
+    assert printed < run.stdout.index("\nF1. ")
 
 
 def test_eval_both_methods_with_the_real_engine(tmp_path: Path) -> None:

@@ -90,6 +90,18 @@ def test_a_quick_session_runs_every_stage(scripted_engine: tuple[Engine, Any]) -
     check_facts_cite_their_pages(state)
     assert "## Findings" in state.report_markdown
     assert "## Sources" in state.report_markdown
+    # the judge's answers, held to their evidence: the faithful one kept, the invented one dropped
+    assert state.report_markdown.startswith(f"# {GOAL}\n\n## Answer\n")
+    found = [a for a in state.answers if a.status == "answered"]
+    assert len(found) == 1
+    evidence = {f.id: f.evidence for f in state.ledger.facts}
+    assert all(" ".join(found[0].answer.split()) in " ".join(evidence[i].split()) for i in found[0].fact_ids)
+    assert state.answers_dropped >= 1
+    assert len(state.answers) == len(state.checklist) - 1  # one per part of the goal
+    assert next(i for i in state.checklist if i.id == found[0].item_id).satisfied  # answered: ticked
+    complete = events[-1].data["answers"]
+    assert isinstance(complete, list)
+    assert [a["item"] for a in complete if isinstance(a, dict)] == [a.item_id for a in state.answers]
     round_end = next(e for e in events if e.type is EventType.ROUND_END)
     assert set(round_end.data) == {"round", "round_facts", "total_facts", "total_pages"}
 

@@ -89,7 +89,21 @@ def test_research_from_the_form_live_view_report_and_permalink(browser: Browser)
         link = fact_item.locator("a")
         expect(link).to_have_attribute("href", URL)
         expect(link).to_have_attribute("rel", "noopener noreferrer")
-        expect(page.locator("#s-report h2").first).to_have_text("Findings")
+        # the answer first: at the top of the session view, its citation a link to the source
+        answer = page.locator("#s-answers li")
+        expect(answer).to_have_text(re.compile(rf"^{re.escape(GOAL)}\s*3\.8\s*\[1\]$"))
+        cite = answer.locator("a.cite")
+        expect(cite).to_have_attribute("href", URL)
+        expect(cite).to_have_attribute("rel", "noopener noreferrer")
+        expect(cite).to_have_attribute("title", f"F1: {fact.evidence}")
+        answer_box, checklist = (
+            page.locator("#s-answer-box").bounding_box(),
+            page.locator("#s-checklist").bounding_box(),
+        )
+        assert answer_box is not None
+        assert checklist is not None
+        assert answer_box["y"] < checklist["y"]
+        expect(page.locator("#s-report h2").first).to_have_text("Answer")
         expect(page.locator("#s-report a").first).to_have_attribute("href", URL)
         with page.expect_download() as download:
             page.get_by_role("button", name="Download result.json").click()

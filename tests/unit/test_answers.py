@@ -1,0 +1,177 @@
+"""Answers: typed spans verbatim from the evidence judge's facts, held to their cited evidence."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from fathom_ray.answer_sheet import AnswerStatus, answer_sheet, from_json, ticked, to_json
+from fathom_ray.evidence.answer_types import AnswerType, expected_type
+from fathom_ray.evidence.compose import item_answers
+from fathom_ray.evidence.decompose import decompose
+from fathom_ray.evidence.judge import EvidenceJudge
+from fathom_ray.evidence.spans import short_clause, typed_span
+from fathom_ray.ledger import FactLedger
+from fathom_ray.llm.answers import ItemAnswer
+from fathom_ray.models import ChecklistItem, ExtractedPage, Fact
+from tests.fakes import WordEmbedder
+
+RELEASE_NOTES = """What's New In Python 3.8
+Assignment expressions
+There is new syntax := that assigns values to variables as part of a larger
+expression. It is affectionately known as the walrus operator.
+See PEP 572 for a full description.
+(Contributed by Emily Morehouse in bpo-35224.)
+Assignment expressions were introduced in Python version 3.8.
+Augmented assignment
+Augmented assignment operators such as += were introduced in Python version 2.0.
+"""
+
+GOAL = "Which Python version introduced assignment expressions, and who wrote the PEP?"
+URL = "http://docs.python.test/3.11/whatsnew/3.8.html"
+
+
+def checklist_of(goal: str) -> list[ChecklistItem]:
+    return [ChecklistItem(f"Q{n}", q) for n, q in enumerate(decompose(goal, 5), start=1)]
+
+
+def judged_facts(checklist: list[ChecklistItem], text: str, url: str = URL) -> list[Fact]:
+    """The evidence judge's facts of one page, kept by the ledger as a session keeps them."""
+    page = ExtractedPage(url, "What's New In Python 3.8", text)
+    analysis = asyncio.run(EvidenceJudge(WordEmbedder(), 0.45).analyse(GOAL, checklist, page))
+    ledger = FactLedger()
+    ledger.add_analysis(analysis, page, (i.id for i in checklist))
+    return ledger.facts
+
+
+@pytest.mark.parametrize(
+    ("evidence", "question", "span"),
+    [
+        ("Assignment expressions were introduced in Python version 3.8.", "Which version?", "3.8"),
+        ("Changed in version 3.10: the parser is new.", "Since which version?", "3.10"),
+        ("SQLite version 3.25.0 was released on 2018-09-15 with it.", "When was it released?", "2018-09-15"),
+        ("It shipped on September 15, 2018 at last.", "When did it ship?", "September 15, 2018"),
+        ("(Contributed by Emily Morehouse in bpo-35224.)", "Who contributed it?", "Emily Morehouse"),
+        ("Written by Chris Angelico, Tim Peters and Guido van Rossum.", "Who wrote it?", None),
+        ("A page holds at most 65536 bytes in this build.", "How many bytes may a page hold?", "65536 bytes"),
+        ("See PEP 572 for a full description.", "Which PEP describes it?", "PEP 572"),
+        (
+            "The IANA time zone database is supported by zoneinfo.",
+            "Which time zone database does it support?",
+            "IANA time zone database",
+        ),
+    ],
+)
+def test_the_span_is_the_typed_part_of_the_evidence(evidence: str, question: str, span: str | None) -> None:
+    kind = expected_type(question)
+    found = typed_span(evidence, question, kind)
+    if span is None:  # several people: the whole list, verbatim
+        assert found == "Chris Angelico, Tim Peters and Guido van Rossum"
+        return
+    assert found == span
+    assert found in evidence
+
+
+def test_no_span_of_a_checkable_type_means_none_and_a_definition_gets_a_clause() -> None:
+    assert (
+        typed_span("The walrus operator assigns inside expressions.", "Which version?", AnswerType.VERSION)
+        is None
+    )
+    assert typed_span("Nobody is named here.", "Who wrote it?", AnswerType.PERSON) is None
+    clause = short_clause("A savepoint is a mark inside a transaction, which can be rolled back to later on.")
+    assert clause == "A savepoint is a mark inside a transaction"
+
+
+def test_a_two_part_goal_is_answered_from_the_evidence_judges_facts() -> None:
+    checklist = checklist_of(
+        "Which Python version introduced assignment expressions, and who contributed them?"
+    )
+    facts = judged_facts(checklist, RELEASE_NOTES)
+    claims = item_answers(checklist, facts)
+    sheet = answer_sheet(checklist, claims, facts, pages_read=1, tried=["walrus"])
+    by_item = {a.item_id: a for a in sheet.answers}
+    assert set(by_item) == {"Q2", "Q3"}  # the goal's parts; the goal is answered by their lines
+    version, person = by_item["Q2"], by_item["Q3"]
+    assert (version.status, version.answer) == (AnswerStatus.ANSWERED, "3.8")
+    assert (person.status, person.answer) == (AnswerStatus.ANSWERED, "Emily Morehouse")
+    evidence = {f.id: f.evidence for f in facts}
+    for answer in sheet.answers:  # faithful: every span in each fact it cites
+        assert answer.fact_ids
+        assert all(answer.answer in evidence[i] for i in answer.fact_ids)
+    assert sheet.dropped == 0
+    done = ticked(checklist, sheet.answers)
+    assert [i.satisfied for i in done] == [True, True, True]  # both parts answered: the goal too
+
+
+def test_the_readme_goal_answers_the_version_and_says_the_author_was_not_found() -> None:
+    checklist = checklist_of(GOAL)
+    facts = judged_facts(checklist, RELEASE_NOTES)
+    sheet = answer_sheet(checklist, item_answers(checklist, facts), facts, pages_read=1, tried=["walrus"])
+    version, author = sheet.answers
+    assert (version.item_id, version.answer) == ("Q2", "3.8")
+    assert version.fact_ids[0] in {f.id for f in facts if "3.8" in f.evidence}
+    # the page names who contributed the feature, not who wrote the PEP: no span of a person for it
+    assert (author.item_id, author.status, author.tried) == ("Q3", AnswerStatus.NOT_FOUND, ("walrus",))
+    assert [i.satisfied for i in ticked(checklist, sheet.answers)] == [False, True, False]
+
+
+def test_an_unfaithful_answer_is_dropped_and_counted_and_the_item_is_not_found() -> None:
+    checklist = [ChecklistItem("Q1", "Which version added it?")]
+    facts = [Fact("F1", "New in version 3.8.", "New in version 3.8.", URL, ("Q1",), 0.8)]
+    claims = [
+        ItemAnswer(item="Q1", answer="3.9", fact_ids=["F1"]),  # not in F1's evidence
+        ItemAnswer(item="Q7", answer="3.8", fact_ids=["F1"]),  # no such item
+    ]
+    sheet = answer_sheet(checklist, claims, facts, pages_read=4, tried=["a", "b", "c", "d"])
+    assert sheet.dropped == 2
+    (answer,) = sheet.answers
+    assert answer.status is AnswerStatus.NOT_FOUND
+    assert (answer.pages_read, answer.tried) == (4, ("b", "c", "d"))
+    assert ticked(checklist, sheet.answers) == checklist
+
+
+def test_a_cited_fact_that_lacks_the_span_is_uncited_and_case_and_spaces_do_not_matter() -> None:
+    checklist = [ChecklistItem("Q1", "Who contributed it?")]
+    facts = [
+        Fact("F1", "c", "(Contributed by Emily  Morehouse in bpo-35224.)", URL, ("Q1",), 0.8),
+        Fact("F2", "c", "Something else entirely.", URL, ("Q1",), 0.8),
+    ]
+    claims = [ItemAnswer(item="Q1", answer="emily morehouse", fact_ids=["F2", "F1"])]
+    (answer,) = answer_sheet(checklist, claims, facts, pages_read=1).answers
+    assert (answer.status, answer.fact_ids) == (AnswerStatus.ANSWERED, ("F1",))
+
+
+def test_sources_that_disagree_make_a_conflicting_answer_with_the_other_value_cited() -> None:
+    checklist = [ChecklistItem("Q1", "Which version added the feature?")]
+    facts = [
+        Fact("F1", "a", "The feature was added in version 3.8.", "http://a.test/", ("Q1",), 0.82),
+        Fact("F2", "b", "The feature was added in version 3.9.", "http://b.test/", ("Q1",), 0.78),
+        Fact("F3", "c", "The feature was added in version 3.8 too.", "http://c.test/", ("Q1",), 0.6),
+    ]
+    (answer,) = answer_sheet(checklist, item_answers(checklist, facts), facts, pages_read=3).answers
+    assert answer.status is AnswerStatus.CONFLICTING
+    assert (answer.answer, answer.fact_ids) == ("3.8", ("F1", "F3"))
+    assert (answer.other_answer, answer.other_fact_ids) == ("3.9", ("F2",))
+    agreeing = [facts[0], facts[2]]
+    (same,) = answer_sheet(checklist, item_answers(checklist, agreeing), agreeing, pages_read=2).answers
+    assert same.status is AnswerStatus.ANSWERED
+
+
+def test_a_conflicting_claim_whose_other_value_is_unfaithful_is_an_answer() -> None:
+    checklist = [ChecklistItem("Q1", "Which version?")]
+    facts = [Fact("F1", "a", "New in version 3.8.", URL, ("Q1",), 0.8)]
+    claim = ItemAnswer(item="Q1", answer="3.8", fact_ids=["F1"], other_answer="3.7", other_fact_ids=["F1"])
+    (answer,) = answer_sheet(checklist, [claim], facts, pages_read=1).answers
+    assert (answer.status, answer.other_answer) == (AnswerStatus.ANSWERED, "")
+
+
+def test_answers_round_trip_through_json() -> None:
+    checklist = checklist_of(GOAL)
+    facts = judged_facts(checklist, RELEASE_NOTES)
+    sheet = answer_sheet(checklist, item_answers(checklist, facts), facts, pages_read=1, tried=["q"])
+    missing = answer_sheet([ChecklistItem("Q1", "Who?")], [], [], pages_read=2, tried=["q"])
+    for answer in (*sheet.answers, *missing.answers):
+        data = to_json(answer)
+        assert set(data) >= {"item", "answer", "fact_ids", "status"}
+        assert from_json(data) == answer
