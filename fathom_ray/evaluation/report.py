@@ -8,7 +8,13 @@ from typing import Any
 
 from fathom_ray.report import safe_inline
 
-SCORES = ("evidence_recall", "citation_faithfulness", "evidence_quote_recall", "answer_match")
+SCORES = (
+    "evidence_recall",
+    "citation_faithfulness",
+    "evidence_quote_recall",
+    "answer_match",
+    "answer_line_match",
+)
 PLOTS = {
     "per_question": "plot_per_question.png",
     "pages_vs_recall": "plot_pages_vs_recall.png",
@@ -38,14 +44,15 @@ def write_report(
     lines += ["", "## Per question", ""]
     lines += [
         "| id | method | judge | status | evidence recall | citation faithfulness | quote recall | "
-        "answer match | facts | pages | judge calls | tokens | wall s | stop reason |",
-        "|---|---|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---|",
+        "answer match | answer line match | facts | pages | judge calls | tokens | wall s | stop reason |",
+        "|---|---|---|---|---:|---:|---:|---|---|---:|---:|---:|---:|---:|---|",
     ]
     for r in rows:
         lines.append(
             f"| {r['id']} | {r['method']} | {safe_inline(str(r.get('judge', '')))} | {r['status']} | "
             f"{_num(r['evidence_recall'])} | {_num(r['citation_faithfulness'])} | "
             f"{_num(r.get('evidence_quote_recall'))} | {'yes' if r['answer_match'] else 'no'} | "
+            f"{_yes(r.get('answer_line_match'))} | "
             f"{r['facts']} | "
             f"{r['pages_fetched']} | {r['llm_calls']} | {r['tokens']} | {_num(r['wall_s'], 1)} | "
             f"{safe_inline(str(r['stop_reason']))} |"
@@ -62,6 +69,10 @@ def _summary_cell(data: Mapping[str, Any], name: str) -> str:
         return str(data[name])
     metric = data["metrics"][name]
     return f"{_num(metric['mean'])} ({metric['count']})"
+
+
+def _yes(value: Any) -> str:
+    return "-" if value is None else "yes" if value else "no"
 
 
 def _num(value: Any, digits: int = 3) -> str:

@@ -82,7 +82,8 @@ def evaluate(
             report(
                 f"{question.id} ({method}): {row['status']}, evidence recall {_fmt(row['evidence_recall'])}, "
                 f"citations {_fmt(row['citation_faithfulness'])}, "
-                f"answer {'matched' if row['answer_match'] else 'missed'}"
+                f"answer {'matched' if row['answer_match'] else 'missed'}, "
+                f"answer lines {'matched' if row['answer_line_match'] else 'missed'}"
             )
 
     with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:

@@ -90,6 +90,33 @@ def answer_text(document: Mapping[str, Any]) -> str:
     return f"{document.get('report_markdown', '')}\n{claims}"
 
 
+def answer_lines(document: Mapping[str, Any]) -> str:
+    """What the run's answer lines say, alone: each answered item's span and, where sources disagree,
+    the other value (a "not found" line says nothing)."""
+    said = []
+    for answer in document.get("answers", []):
+        if answer.get("status") in ("answered", "conflicting"):
+            said += [str(answer.get("answer", "")), str(answer.get("other_answer", ""))]
+    return " ; ".join(s for s in said if s)
+
+
+def answer_faithfulness(document: Mapping[str, Any]) -> float | None:
+    """Share of the answer lines whose span occurs in the evidence of every fact they cite; None
+    without an answered line."""
+    evidence = {
+        str(f.get("id")): normalise_text(str(f.get("evidence") or "")) for f in document.get("facts", [])
+    }
+    found = [a for a in document.get("answers", []) if a.get("status") in ("answered", "conflicting")]
+    if not found:
+        return None
+    held = sum(
+        bool(a.get("fact_ids"))
+        and all(normalise_text(str(a.get("answer", ""))) in evidence.get(str(i), "") for i in a["fact_ids"])
+        for a in found
+    )
+    return held / len(found)
+
+
 def score(
     question: EvalQuestion,
     method: str,
@@ -112,6 +139,8 @@ def score(
         "judge": usage.get("judge", ""),
         "facts": len(document.get("facts", [])),
         "answer_match": answer_match(answer_text(document), question.answer, question.answer_aliases),
+        "answer_line_match": answer_match(answer_lines(document), question.answer, question.answer_aliases),
+        "answer_faithfulness": answer_faithfulness(document),
         "llm_verdict": verdict,
         "pages_fetched": usage.get("pages_fetched", 0),
         "llm_calls": usage.get("llm_calls", 0),

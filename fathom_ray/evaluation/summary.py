@@ -11,6 +11,8 @@ METRICS = (
     "citation_faithfulness",
     "evidence_quote_recall",
     "answer_match",
+    "answer_line_match",
+    "answer_faithfulness",
     "facts",
     "pages_fetched",
     "llm_calls",

@@ -175,3 +175,19 @@ def test_score_counts_usage_and_stages() -> None:
     assert row["pages_fetched"] == 2
     assert row["stages_s"] == {"rounds": 3.21}
     assert row["llm_verdict"] is None
+
+
+def test_answer_lines_are_scored_alone_beside_the_whole_report() -> None:
+    question = EvalQuestion("a", "Which version added it?", "3.8", ("Python 3.8",), (), 1)
+    facts = [{"id": "F1", "evidence": "New in version 3.8.", "claim": "New in version 3.8."}]
+    answered = {"item": "Q1", "answer": "3.8", "fact_ids": ["F1"], "status": "answered"}
+    unfaithful = {"item": "Q2", "answer": "3.9", "fact_ids": ["F1"], "status": "answered"}
+    missing = {"item": "Q3", "answer": "", "fact_ids": [], "status": "not_found", "pages_read": 2}
+    document: dict[str, Any] = {"status": "complete", "facts": facts, "report_markdown": "Python 3.8"}
+    row = score(question, "fathom", {**document, "answers": [answered, missing]}, {})
+    assert (row["answer_match"], row["answer_line_match"], row["answer_faithfulness"]) == (True, True, 1.0)
+    row = score(question, "fathom", {**document, "answers": [missing]}, {})
+    assert (row["answer_match"], row["answer_line_match"], row["answer_faithfulness"]) == (True, False, None)
+    row = score(question, "fathom", {**document, "answers": [answered, unfaithful]}, {})
+    assert row["answer_faithfulness"] == 0.5
+    assert {"answer_line_match", "answer_faithfulness"} <= set(METRICS)
