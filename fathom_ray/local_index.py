@@ -1,14 +1,16 @@
-"""Building the local search index from HTML files (a folder, a mirror) or fetched pages."""
+"""What the local search index holds of a page: its title and visible text, from HTML files (a folder,
+a mirror) or fetched pages."""
 
 from __future__ import annotations
 
 import gzip
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 from selectolax.lexbor import LexborHTMLParser
 
-from fathom_ray.bm25 import Bm25Index, IndexedDocument
+from fathom_ray.text_index import IndexedDocument
 
 HTML_SUFFIXES = (".html", ".htm", ".xhtml")
 NOISE_SELECTORS = (
@@ -44,11 +46,8 @@ def read_html(file: Path) -> bytes:
     return gzip.decompress(data) if file.name.endswith(".gz") else data
 
 
-def index_folder(index: Bm25Index, folder: Path, base_url: str) -> int:
-    """Add every HTML file under ``folder``, its URL ``base_url`` + relative path; returns the count."""
+def folder_documents(folder: Path, base_url: str) -> Iterator[IndexedDocument]:
+    """Every HTML file under ``folder``, its URL ``base_url`` + relative path (percent-encoded)."""
     base = base_url if base_url.endswith("/") else base_url + "/"
-    count = 0
     for relative, file in html_files(folder):
-        index.add(document_for(base + relative, read_html(file)))
-        count += 1
-    return count
+        yield document_for(base + quote(relative, safe="/"), read_html(file))

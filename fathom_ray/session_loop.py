@@ -21,7 +21,6 @@ from typing import Any, Protocol, TypeVar
 import numpy as np
 
 from fathom_ray.answer_sheet import to_json as answer_json
-from fathom_ray.bm25 import match_scores
 from fathom_ray.conclusion import conclude
 from fathom_ray.documents.models import DocumentHit
 from fathom_ray.errors import SearchError, SessionError
@@ -48,6 +47,7 @@ from fathom_ray.search import merge, search_each
 from fathom_ray.session_events import EventLog
 from fathom_ray.session_state import CANCELLED, COMPLETE, RUNNING, PageRecord, SessionState
 from fathom_ray.settings import ResearchSettings
+from fathom_ray.term_match import match_scores
 from fathom_ray.urls import document_chunk, domain_of
 
 logger = logging.getLogger(__name__)

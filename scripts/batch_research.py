@@ -47,7 +47,7 @@ def main() -> int:
     with contextlib.ExitStack() as stack:
         network = NetworkMap()
         if args.web == "offline":
-            web = stack.enter_context(TestWeb(settings.data_dir / "cache", port=0))
+            web = stack.enter_context(TestWeb())
             network = NetworkMap.offline(web.port)
         settings = settings_for(settings, network)
         ray.init(log_to_driver=False) if os.environ.get("RAY_ADDRESS") else ray.init(include_dashboard=False)

@@ -28,10 +28,10 @@ import time
 from pathlib import Path
 
 import numpy as np
+from bm25_baseline import Bm25Index
 
 from fathom_ray.adapters.llm_backends import ThreadedEmbedder
 from fathom_ray.adapters.qdrant_documents import QdrantDocumentStore, hit_of
-from fathom_ray.bm25 import Bm25Index, IndexedDocument
 from fathom_ray.documents.ask import retrieve
 from fathom_ray.documents.ingest import add_paths
 from fathom_ray.documents.models import Chunk, Document
@@ -40,6 +40,7 @@ from fathom_ray.documents.service import Documents
 from fathom_ray.evidence.judge import EvidenceJudge
 from fathom_ray.ranking import rrf_fuse
 from fathom_ray.settings import DocsSettings, EmbedderSettings, QdrantSettings
+from fathom_ray.text_index import IndexedDocument
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_report import write_section

@@ -15,7 +15,6 @@ import os
 import random
 import sys
 import time
-from pathlib import Path
 from typing import Any
 
 os.environ.setdefault("RAY_AUTH_MODE", "disabled")
@@ -32,8 +31,7 @@ from fathom_ray.models import FetchResult
 from fathom_ray.network import NetworkMap
 from fathom_ray.settings import BrowserSettings, FetchSettings
 from fathom_ray.testweb.server import TestWeb
-
-CACHE = Path(__file__).resolve().parents[1] / ".cache"
+from fathom_ray.testweb.sites import SITES
 
 
 async def run_pages(pool: Any, extractors: list[Any], urls: list[str], concurrency: int) -> tuple[float, int]:
@@ -55,8 +53,7 @@ async def run_pages(pool: Any, extractors: list[Any], urls: list[str], concurren
 
 
 def sample_urls(web: TestWeb, count: int) -> list[str]:
-    assert web.index is not None
-    urls = [d.url for d in web.index.documents if "genindex" not in d.url]
+    urls = [url for site in SITES for url, _ in site.pages() if "genindex" not in url]
     return random.Random(7).sample(urls, count)
 
 
@@ -65,7 +62,7 @@ def main() -> int:
     parser.add_argument("--pages", type=int, default=200)
     parser.add_argument("--concurrency", type=int, default=8)
     args = parser.parse_args()
-    with TestWeb(CACHE) as web:
+    with TestWeb() as web:
         urls = sample_urls(web, args.pages)
         ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
         try:

@@ -84,7 +84,7 @@ def pools(limit: int) -> list[tuple[set[str], list[Candidate], dict[str, float]]
     embedder.start()
     settings = load_settings()
     found = []
-    with TestWeb(settings.data_dir / "cache", port=0) as web:
+    with TestWeb() as web:
         network = NetworkMap.offline(web.port)
         for question in questions:
             results = run_search(settings_for(settings, network), network, question["question"], limit)

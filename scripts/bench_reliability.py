@@ -61,7 +61,6 @@ from fathom_ray.testweb.server import TestWeb  # noqa: E402
 from fathom_ray.untrusted import make_safe  # noqa: E402
 from tests.scripted_judge import ScriptedJudge  # noqa: E402
 
-CACHE = ROOT / ".cache"
 HOSTILE = (
     ("gzip bomb (256 MiB of zeros in 0.25 MiB)", "http://gzip-bomb.test/"),
     ("endless chunked body", "http://chunked.test/"),
@@ -235,7 +234,7 @@ def soak_lines(soaked: dict[str, Any]) -> list[str]:
 
 
 def main() -> None:
-    with TestWeb(CACHE) as web, tempfile.TemporaryDirectory() as data:
+    with TestWeb() as web, tempfile.TemporaryDirectory() as data:
         fault_rows, survived, facts_lost = faults(web, Path(data) / "faults")
         with serving(web, Path(data) / "load") as (url, engine):
             held = asyncio.run(load(url))

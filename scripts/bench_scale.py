@@ -115,7 +115,7 @@ def _measure(level: int, questions: list[EvalQuestion], base: Path, depth: str) 
     """``questions`` run ``level`` at a time on a fresh engine: sessions per minute, the judge's batch."""
     settings = load_settings(data_dir=base / f"data-{level}")
     with contextlib.ExitStack() as stack:
-        web = stack.enter_context(TestWeb(settings.data_dir / "cache", port=0))
+        web = stack.enter_context(TestWeb())
         network = NetworkMap.offline(web.port)
         engine = stack.enter_context(
             running_engine(settings_for(settings, network), network, None, "scale", print)

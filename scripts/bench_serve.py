@@ -31,7 +31,6 @@ from fathom_ray.settings import load_settings
 from fathom_ray.testweb.server import TestWeb
 from serve.deployment import run_api, shutdown
 
-CACHE = Path(__file__).resolve().parents[1] / ".cache"
 GOALS = [
     "Which Python version introduced assignment expressions?",
     "When did SQLite add write-ahead logging?",
@@ -82,7 +81,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sessions", type=int, default=3)
     args = parser.parse_args()
-    with TestWeb(CACHE) as web, tempfile.TemporaryDirectory(prefix="fathom-bench-serve-") as data_dir:
+    with TestWeb() as web, tempfile.TemporaryDirectory(prefix="fathom-bench-serve-") as data_dir:
         network = NetworkMap.offline(web.port)
         port = free_port()
         settings = load_settings(

@@ -20,7 +20,6 @@ import random
 import statistics
 import sys
 import time
-from pathlib import Path
 
 import psutil
 from bench_report import cpu_times, table, write_section
@@ -29,8 +28,8 @@ from actors.browser_pool import BrowserPool
 from fathom_ray.network import NetworkMap
 from fathom_ray.settings import BrowserSettings, FetchSettings
 from fathom_ray.testweb.server import TestWeb
+from fathom_ray.testweb.sites import SITES
 
-CACHE = Path(__file__).resolve().parents[1] / ".cache"
 MODES = {"a fresh tab per page (baseline)": 1, "tabs kept for the next page": 20}
 
 
@@ -73,9 +72,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     runs: dict[str, list[Run]] = {mode: [] for mode in MODES}
-    with TestWeb(CACHE) as web:
-        assert web.index is not None
-        candidates = sorted(d.url for d in web.index.documents if "genindex" not in d.url)
+    with TestWeb() as web:
+        candidates = sorted(url for site in SITES for url, _ in site.pages() if "genindex" not in url)
         urls = random.Random(7).sample(candidates, args.pages)
         network = NetworkMap.offline(web.port)
         for round_ in range(args.rounds):

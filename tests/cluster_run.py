@@ -98,7 +98,7 @@ def main(data_dir: Path) -> None:
         say("cluster up; job")
         report["job"] = job_scenario(f"http://127.0.0.1:{dashboard_port}", data_dir / "job")
         ray.init(address=cluster.address, log_to_driver=False)
-        with TestWeb(ROOT / ".cache") as web:
+        with TestWeb() as web:
             network = NetworkMap.offline(web.port)
             settings = load_settings(
                 data_dir=data_dir / "engine",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
@@ -13,12 +12,10 @@ from fathom_ray.security import UrlPolicy
 from fathom_ray.testweb.server import TestWeb
 from tests.net import free_port
 
-CACHE = Path(__file__).resolve().parents[1] / ".cache"
-
 
 @pytest.fixture(scope="session")
 def testweb() -> Iterator[TestWeb]:
-    with TestWeb(CACHE) as web:
+    with TestWeb() as web:
         yield web
 
 

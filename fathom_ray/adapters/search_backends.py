@@ -21,7 +21,7 @@ from fathom_ray.settings import Settings
 
 def local_index_path(settings: Settings) -> Path:
     """Where ``fathom index`` writes and the local backend reads, unless settings say otherwise."""
-    return settings.search.local_index or settings.data_dir / "index.json"
+    return settings.search.local_index or settings.data_dir / "index"
 
 
 @asynccontextmanager

@@ -1,12 +1,12 @@
-"""The local backend: a BM25 index built by ``fathom index``, searched in process."""
+"""The local backend: a tantivy index built by ``fathom index``, searched in process."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from fathom_ray.bm25 import Bm25Index
 from fathom_ray.errors import SearchError
 from fathom_ray.models import SearchResult
+from fathom_ray.text_index import TextIndex
 
 
 class LocalSearcher:
@@ -14,14 +14,14 @@ class LocalSearcher:
 
     def __init__(self, index_path: Path) -> None:
         self._path = index_path
-        self._index: Bm25Index | None = None
+        self._index: TextIndex | None = None
 
-    def _loaded(self) -> Bm25Index:
+    def _loaded(self) -> TextIndex:
         if self._index is None:
-            if not self._path.is_file():
+            if not self._path.exists():
                 raise SearchError(self.name, f"no index at {self._path}; build one with `fathom index PATH`")
             try:
-                self._index = Bm25Index.load(self._path)
+                self._index = TextIndex.open(self._path)
             except ValueError as e:
                 raise SearchError(self.name, str(e)) from e
         return self._index

@@ -34,6 +34,7 @@ from fathom_ray.results import write_results
 from fathom_ray.settings import Settings
 from fathom_ray.swarm.plan import MAX_AGENTS
 from fathom_ray.testweb.server import TestWeb
+from fathom_ray.testweb.sites import SITES
 
 MAX_FACTS_PRINTED = 12
 app = typer.Typer(
@@ -279,13 +280,14 @@ def serve_testweb(
     port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0 picks a free one).")] = 8180,
 ) -> None:
     """Serve the offline test web (Debian's documentation sites, search.test, fault hosts) until Ctrl-C."""
-    settings = _settings()
-    console.print("starting the offline web (the first start builds its search index, a few seconds)")
+    console.print("starting the offline web (a first start builds its search index, about a minute)")
     try:
-        web = TestWeb(settings.data_dir / "cache", port=port).start()
+        web = TestWeb(port=port).start()
     except (FileNotFoundError, OSError) as e:
         _fail(e)
     console.print(f"serving on 127.0.0.1:{web.port}; hosts: {', '.join(web.hosts)}")
+    for site in SITES:
+        console.print(f"  {site.base_url}  {site.package}", markup=False, highlight=False)
     console.print(f"try: curl -H 'Host: www.sqlite.test' http://127.0.0.1:{web.port}/wal.html")
     console.print(f"     curl -H 'Host: search.test' 'http://127.0.0.1:{web.port}/search?q=wal&format=json'")
     console.print(f'Chromium: --host-resolver-rules="{NetworkMap.offline(web.port).chromium_rules()}"')
@@ -303,7 +305,7 @@ def index(
         str | None, typer.Option(help="The URL a folder is served under (its files' URLs start with it).")
     ] = None,
     out: Annotated[
-        Path | None, typer.Option(help="Where to write the index (default: DATA_DIR/index.json).")
+        Path | None, typer.Option(help="The folder to write the index into (default: DATA_DIR/index).")
     ] = None,
     allow_host: Annotated[
         list[str] | None, typer.Option(help="A host on a private address that may be fetched (repeatable).")
@@ -312,7 +314,7 @@ def index(
         Web, typer.Option(help="internet, or offline to fetch URLs from the offline test web.")
     ] = Web.INTERNET,
 ) -> None:
-    """Build the local search index (BM25) that `--search local` uses."""
+    """Build the local search index (tantivy, BM25) that `--search local` uses."""
     settings = _settings()
     target = out or local_index_path(settings)
     with contextlib.ExitStack() as stack:
@@ -446,7 +448,7 @@ def _network(stack: contextlib.ExitStack, settings: Settings, web: Web) -> Netwo
     if web is Web.INTERNET:
         return NetworkMap()
     try:
-        test_web = stack.enter_context(TestWeb(settings.data_dir / "cache", port=0))
+        test_web = stack.enter_context(TestWeb())
     except (FileNotFoundError, OSError) as e:
         _fail(e)
     return NetworkMap.offline(test_web.port)

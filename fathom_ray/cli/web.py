@@ -13,14 +13,14 @@ from pathlib import Path
 from fathom_ray.adapters.http_client import SafeHttpClient
 from fathom_ray.adapters.resolver import MappedResolver
 from fathom_ray.adapters.search_backends import open_searcher
-from fathom_ray.bm25 import Bm25Index
 from fathom_ray.errors import InvalidRequestError
-from fathom_ray.local_index import document_for, index_folder
+from fathom_ray.local_index import document_for, folder_documents
 from fathom_ray.models import FetchResult, SearchResult
 from fathom_ray.network import NetworkMap
 from fathom_ray.search import search_all
 from fathom_ray.security import UrlPolicy
 from fathom_ray.settings import FetchSettings, Settings
+from fathom_ray.text_index import IndexedDocument, TextIndex
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,8 +40,8 @@ def build_index(
     allow_hosts: Sequence[str] = (),
     progress: Callable[[str], None] = lambda _: None,
 ) -> IndexReport:
-    """Index folders of HTML (served under ``base_url``), URL list files and URLs into ``out``."""
-    index = Bm25Index()
+    """Index folders of HTML (served under ``base_url``), URL list files and URLs into the folder ``out``."""
+    documents: list[IndexedDocument] = []
     urls: list[str] = []
     for source in sources:
         path = Path(source)
@@ -52,7 +52,9 @@ def build_index(
                 raise InvalidRequestError(
                     "--base-url", f"a folder ({source}) needs the URL it is served under"
                 )
-            progress(f"indexed {index_folder(index, path, base_url)} pages from {source}")
+            found = list(folder_documents(path, base_url))
+            documents += found
+            progress(f"read {len(found)} pages from {source}")
         elif path.is_file():
             lines = (line.strip() for line in path.read_text().splitlines())
             urls += [line for line in lines if line and not line.startswith("#")]
@@ -63,14 +65,13 @@ def build_index(
         policy = UrlPolicy.allowing((*settings.fetch.allow_hosts, *allow_hosts, *network.allowed_hosts))
         for result in asyncio.run(_fetch_all(settings.fetch, policy, network, urls)):
             if result.ok and result.body:
-                index.add(document_for(result.final_url or result.url, result.body))
+                documents.append(document_for(result.final_url or result.url, result.body))
             else:
                 failed.append((result.url, f"{result.status.value}: {result.error}"))
         progress(f"fetched {len(urls) - len(failed)} of {len(urls)} URLs")
-    if not len(index):
+    if not documents:
         raise InvalidRequestError("PATH", "nothing could be indexed")
-    index.save(out)
-    return IndexReport(out, len(index), tuple(failed))
+    return IndexReport(out, len(TextIndex.build(out, documents)), tuple(failed))
 
 
 async def _fetch_all(

@@ -17,7 +17,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from fathom_ray.bm25 import STOPWORDS
+from fathom_ray.term_match import STOPWORDS
 
 MAX_SENTENCE_CHARS = 380
 MIN_SENTENCE_CHARS = 12

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from fathom_ray.bm25 import STOPWORDS, tokenize
+from fathom_ray.term_match import STOPWORDS, tokenize
 
 # Words that shape a question but say nothing about its subject.
 QUESTION_WORDS = frozenset(

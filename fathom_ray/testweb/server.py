@@ -16,10 +16,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
-from fathom_ray.bm25 import Bm25Index, Hit
 from fathom_ray.testweb import faults
-from fathom_ray.testweb.index import load_or_build
+from fathom_ray.testweb.index import DEFAULT_CACHE, load_or_build
 from fathom_ray.testweb.sites import SITES, read_body, site_for
+from fathom_ray.text_index import Hit, TextIndex
 
 logger = logging.getLogger(__name__)
 SEARCH_HOST = "search.test"
@@ -29,13 +29,13 @@ HANG_LIMIT_S = 3600.0
 class TestWeb:
     """The offline web on 127.0.0.1; use as a context manager or ``start``/``stop``."""
 
-    def __init__(self, cache_dir: Path, port: int = 0) -> None:
+    def __init__(self, port: int = 0, cache_dir: Path = DEFAULT_CACHE) -> None:
         self._cache_dir = cache_dir
         self._port = port
         self._stopping = threading.Event()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
-        self.index: Bm25Index | None = None
+        self.index: TextIndex | None = None
         self.requested: set[tuple[str, str]] = set()  # (Host, path) of every request, for tests
 
     @property

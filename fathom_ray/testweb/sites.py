@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import quote, unquote
 
 from fathom_ray.local_index import html_files, read_html
 
@@ -26,7 +27,7 @@ class Site:
         """The file that serves ``path`` (``.gz`` twins included), or None; never outside the root."""
         if not path.startswith(self.prefix):
             return None
-        relative = path[len(self.prefix) :]
+        relative = unquote(path[len(self.prefix) :])
         candidate = (self.root / relative).resolve()
         root = self.root.resolve()
         if candidate != root and root not in candidate.parents:
@@ -41,18 +42,37 @@ class Site:
     def pages(self) -> Iterator[tuple[str, Path]]:
         """Every HTML page of the site as (URL, file), in a stable order."""
         for relative, file in html_files(self.root):
-            yield f"{self.base_url}{relative}", file
+            yield self.url_for(relative), file
+
+    def url_for(self, relative: str) -> str:
+        """The URL of the file at ``relative`` (a path under the root), percent-encoded."""
+        return f"{self.base_url}{quote(relative, safe='/')}"
 
 
 read_body = read_html
 
 
+DOC = Path("/usr/share/doc")
 SITES: tuple[Site, ...] = (
-    Site("docs.python.test", "/3.11/", Path("/usr/share/doc/python3.11/html"), "python3.11-doc"),
+    # The first three are the original offline web: their hosts and URLs never change.
+    Site("docs.python.test", "/3.11/", DOC / "python3.11/html", "python3.11-doc"),
+    Site("www.postgresql.test", "/docs/15/", DOC / "postgresql-doc-15/html", "postgresql-doc-15"),
+    Site("www.sqlite.test", "/", DOC / "sqlite3", "sqlite3-doc"),
+    Site("git-scm.test", "/docs/", DOC / "git-doc", "git-doc"),
+    Site("reference.debian.test", "/", Path("/usr/share/debian-reference"), "debian-reference-en"),
+    Site("policy.debian.test", "/", DOC / "debian-policy", "debian-policy"),
+    Site("docs.djangoproject.test", "/en/3.2/", DOC / "python-django-doc/html", "python-django-doc"),
+    Site("docs.sqlalchemy.test", "/en/14/", DOC / "python-sqlalchemy-doc/html", "python-sqlalchemy-doc"),
+    Site("flask.palletsprojects.test", "/en/2.2.x/", DOC / "python-flask-doc/html", "python-flask-doc"),
     Site(
-        "www.postgresql.test", "/docs/15/", Path("/usr/share/doc/postgresql-doc-15/html"), "postgresql-doc-15"
+        "werkzeug.palletsprojects.test", "/en/2.2.x/", DOC / "python-werkzeug-doc/html", "python-werkzeug-doc"
     ),
-    Site("www.sqlite.test", "/", Path("/usr/share/doc/sqlite3"), "sqlite3-doc"),
+    Site("jinja.palletsprojects.test", "/en/3.1.x/", DOC / "python-jinja2-doc/html", "python-jinja2-doc"),
+    Site("click.palletsprojects.test", "/en/8.1.x/", DOC / "python-click-doc/html", "python-click-doc"),
+    Site("docs.pytest.test", "/en/7.2.x/", DOC / "python-pytest-doc/html", "python-pytest-doc"),
+    Site("requests.readthedocs.test", "/en/latest/", DOC / "python-requests-doc/html", "python-requests-doc"),
+    Site("cmake.test", "/cmake/help/v3.25/", DOC / "cmake-data/html", "cmake-doc"),
+    Site("www.gnu.test", "/software/bash/manual/", DOC / "bash", "bash-doc"),  # bash-doc links its pages here
 )
 
 

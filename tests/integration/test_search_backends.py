@@ -47,17 +47,28 @@ def test_local_index(tmp_path: Path) -> None:
     folder.mkdir()
     (folder / "a.html").write_text("<title>Alpha</title><p>The frobnicator needs oiling.</p>")
     (folder / "b.html").write_text("<title>Beta</title><p>Nothing to see.</p>")
+    (folder / "Ninja Multi-Config.html").write_text("<title>Gamma</title><p>Several configurations.</p>")
     settings = load_settings(data_dir=tmp_path, search={"backend": "local"})
     report = build_index(
         settings,
         [str(folder)],
         base_url="http://intranet.example/",
-        out=tmp_path / "index.json",
+        out=tmp_path / "index",
         network=NetworkMap(),
     )
-    assert report.documents == 2
+    assert report.documents == 3
     results = run(settings, NetworkMap(), ["frobnicator"])
     assert [r.url for r in results] == ["http://intranet.example/a.html"]
+    spaced = run(settings, NetworkMap(), ["configurations"])
+    assert [r.url for r in spaced] == ["http://intranet.example/Ninja%20Multi-Config.html"]
+
+
+def test_an_index_of_the_old_format_asks_for_a_rebuild(tmp_path: Path) -> None:
+    (tmp_path / "index").mkdir()
+    (tmp_path / "index" / "meta.json").write_text("{}")
+    settings = load_settings(data_dir=tmp_path, search={"backend": "local"})
+    with pytest.raises(SearchError, match="build it again"):
+        run(settings, NetworkMap(), ["x"])
 
 
 def test_local_backend_without_an_index_says_how_to_build_one(tmp_path: Path) -> None:

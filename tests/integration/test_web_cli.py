@@ -25,7 +25,7 @@ def test_index_then_search_locally(tmp_path: Path, monkeypatch: pytest.MonkeyPat
     (tmp_path / "docs" / "widget.html").write_text("<title>Widget</title><p>Frobnicator calibration.</p>")
     built = runner.invoke(app, ["index", str(tmp_path / "docs"), "--base-url", "http://intranet.example/d/"])
     assert built.exit_code == 0, built.output
-    assert (tmp_path / "index.json").is_file()
+    assert (tmp_path / "index" / "meta.json").is_file()
     found = runner.invoke(app, ["search", "frobnicator", "--backend", "local"])
     assert found.exit_code == 0, found.output
     assert "http://intranet.example/d/widget.html" in found.output

@@ -1,82 +1,24 @@
-"""A small Okapi BM25 full-text index (Robertson and Zaragoza, 2009).
+"""The BM25 index fathom-ray wrote itself before tantivy took its place: a baseline for the benches.
 
-Used by the ``local`` search backend and by the offline test web's search
-engine. Documents are (url, title, text); titles count twice. The index
-keeps a bounded prefix of each text for snippets and saves to JSON.
+Okapi BM25 (Robertson and Zaragoza, 2009) over (url, title, text), titles counted twice, saved to
+JSON. scripts/bench_index.py measures tantivy and bm25s beside it, scripts/bench_docs.py searches
+chunks with it. No product code imports it.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-TOKEN = re.compile(r"[a-z0-9]+(?:[._][a-z0-9]+)*")
-STOPWORDS = frozenset(
-    (
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "for",
-        "from",
-        "has",
-        "have",
-        "in",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "that",
-        "the",
-        "this",
-        "to",
-        "was",
-        "were",
-        "what",
-        "when",
-        "which",
-        "who",
-        "will",
-        "with",
-        "how",
-        "does",
-        "did",
-        "do",
-    )
-)
+from fathom_ray.term_match import snippet, tokenize
+from fathom_ray.text_index import Hit, IndexedDocument
+
 SNIPPET_SOURCE_CHARS = 20_000
 FORMAT_VERSION = 1
-
-
-def tokenize(text: str) -> list[str]:
-    """Lower-case word tokens without stop words; dotted names (``sqlite3.connect``) stay whole."""
-    return [token for token in TOKEN.findall(text.lower()) if token not in STOPWORDS]
-
-
-@dataclass(frozen=True, slots=True)
-class IndexedDocument:
-    url: str
-    title: str
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class Hit:
-    url: str
-    title: str
-    snippet: str
-    score: float
 
 
 @dataclass(slots=True)
@@ -161,30 +103,3 @@ class Bm25Index:
             lengths=[int(n) for n in payload["lengths"]],
             postings={term: dict(pairs) for term, pairs in payload["postings"].items()},
         )
-
-
-def snippet(text: str, terms: set[str], width: int = 240) -> str:
-    """A window of ``text`` around the first query term found, else its start."""
-    lowered = text.lower()
-    positions = [lowered.find(term) for term in terms]
-    found = [p for p in positions if p >= 0]
-    start = max(0, min(found) - width // 4) if found else 0
-    window = " ".join(text[start : start + width].split())
-    prefix = "… " if start > 0 else ""
-    suffix = " …" if start + width < len(text) else ""
-    return f"{prefix}{window}{suffix}"
-
-
-def match_scores(texts: Sequence[str], queries: Sequence[str]) -> list[list[float]]:
-    """Per query, how well each text matches it in [0, 1]: BM25 over ``texts`` as a collection,
-    divided by the query's best score (0 everywhere for a query no text matches)."""
-    index = Bm25Index().extend(IndexedDocument(str(n), "", text) for n, text in enumerate(texts))
-    result: list[list[float]] = []
-    for query in queries:
-        scores = index.scores(tokenize(query))
-        top = max(scores.values(), default=0.0)
-        row = [0.0] * len(texts)
-        for doc_id, score in scores.items() if top > 0 else ():
-            row[doc_id] = score / top
-        result.append(row)
-    return result

@@ -1,0 +1,102 @@
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from fathom_ray.term_match import match_scores, snippet, tokenize
+from fathom_ray.text_index import IndexedDocument, TextIndex
+
+DOCS = [
+    IndexedDocument(
+        "http://a.test/wal", "Write-Ahead Logging", "WAL mode lets readers and a writer work at once."
+    ),
+    IndexedDocument("http://a.test/vacuum", "VACUUM", "The VACUUM command rebuilds the database file."),
+    IndexedDocument(
+        "http://b.test/sqlite3", "sqlite3 module", "sqlite3.connect opens a connection; WAL is a mode."
+    ),
+]
+
+
+def test_tokenize_keeps_dotted_names_and_drops_stopwords() -> None:
+    assert tokenize("The sqlite3.connect() function of Python 3.11") == [
+        "sqlite3.connect",
+        "function",
+        "python",
+        "3.11",
+    ]
+
+
+def test_search_ranks_the_best_match_first(tmp_path: Path) -> None:
+    index = TextIndex.build(tmp_path / "index", DOCS)
+    assert len(index) == 3
+    hits = index.search("write-ahead logging WAL")
+    assert [h.url for h in hits] == ["http://a.test/wal", "http://b.test/sqlite3"]
+    assert hits[0].score > hits[1].score > 0
+    assert index.search("nothing matches this") == []
+    assert index.search("vacuum", limit=1)[0].title == "VACUUM"
+    assert "VACUUM command" in index.search("rebuilds")[0].snippet
+
+
+def test_query_syntax_is_read_as_plain_words(tmp_path: Path) -> None:
+    index = TextIndex.build(tmp_path / "index", DOCS)
+    assert index.search('title:(VACUUM AND "x')[0].url == "http://a.test/vacuum"
+    assert index.search("  ") == []
+    assert index.search("the of and") == []
+
+
+def test_an_opened_index_gives_the_same_answers(tmp_path: Path) -> None:
+    built = TextIndex.build(tmp_path / "index", DOCS)
+    opened = TextIndex.open(tmp_path / "index")
+    assert opened.search("WAL mode") == built.search("WAL mode")
+
+
+def test_building_again_replaces_the_index(tmp_path: Path) -> None:
+    TextIndex.build(tmp_path / "index", DOCS)
+    again = TextIndex.build(tmp_path / "index", DOCS[:1])
+    assert len(again) == 1
+    assert len(TextIndex.open(tmp_path / "index")) == 1
+    assert [p.name for p in tmp_path.iterdir()] == ["index"]  # no work folder left behind
+
+
+def test_two_builds_at_once_both_end_with_a_whole_index(tmp_path: Path) -> None:
+    errors: list[BaseException] = []
+
+    def build() -> None:
+        try:
+            TextIndex.build(tmp_path / "index", DOCS)
+        except BaseException as e:  # noqa: BLE001 (collected for the assertion below)
+            errors.append(e)
+
+    threads = [threading.Thread(target=build) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    assert len(TextIndex.open(tmp_path / "index")) == 3
+
+
+def test_open_refuses_other_folders(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="not a fathom-ray index"):
+        TextIndex.open(tmp_path)
+    (tmp_path / "index.json").write_text('{"version": 1}')
+    with pytest.raises(ValueError, match="not a fathom-ray index"):
+        TextIndex.open(tmp_path / "index.json")
+
+
+def test_snippet_centres_on_a_query_term() -> None:
+    text = "filler " * 100 + "the needle is here " + "filler " * 100
+    assert "needle" in snippet(text, {"needle"}, width=80)
+    assert snippet("short text", {"absent"}) == "short text"
+
+
+def test_match_scores_rank_texts_per_query_in_zero_to_one() -> None:
+    texts = ["WAL mode lets readers work", "VACUUM rebuilds the file", "a WAL and a WAL again"]
+    wal, absent = match_scores(texts, ["WAL", "nothing here"])
+    assert wal[1] == 0.0
+    assert max(wal) == 1.0
+    assert wal[2] == 1.0 > wal[0] > 0
+    assert absent == [0.0, 0.0, 0.0]
+    assert match_scores([], ["WAL"]) == [[]]
