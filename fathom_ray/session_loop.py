@@ -48,7 +48,7 @@ from fathom_ray.session_events import EventLog
 from fathom_ray.session_state import CANCELLED, COMPLETE, RUNNING, PageRecord, SessionState
 from fathom_ray.settings import ResearchSettings
 from fathom_ray.term_match import match_scores
-from fathom_ray.urls import document_chunk, domain_of
+from fathom_ray.urls import canonical_or_none, document_chunk, domain_of
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -207,16 +207,24 @@ class ResearchSession:
         self.state.checklist = [ChecklistItem(f"Q{i}", q) for i, q in enumerate(unique, start=1)]
         self.events.emit(EventType.DECOMPOSE, {"questions": [i.question for i in self.state.checklist]})
         await self._suggest_from_memory(limit=self._preset.batch_size * 2)
-        seeds = [
-            Candidate(url, CandidateOrigin.SEED, rank=n) for n, url in enumerate(self.state.request.seeds, 1)
-        ]
-        await self._s.frontier.add(self.state.session_id, seeds)
+        await self._add_seeds()
         await self._search([i.question for i in self.state.checklist])
         await self._discover()  # the judge's queries too (short ones of each part's subject): they lead
         if self._search_error is not None and not await self._s.frontier.pending(self.state.session_id):
             raise SessionError(self.state.session_id, f"nothing to research: {self._search_error}")
         self.state.decomposed = True
         return True
+
+    async def _add_seeds(self) -> None:
+        """The user's seeds enter the frontier in the order given; those past the page budget are said
+        now (a ``fetch_failed`` each), not left to wait: seeds are read first, so they never fit later."""
+        limit = self.state.request.page_limit
+        given = list(dict.fromkeys(self.state.request.seeds))
+        seeds = [Candidate(url, CandidateOrigin.SEED, rank=n) for n, url in enumerate(given[:limit], 1)]
+        await self._s.frontier.add(self.state.session_id, seeds)
+        for url in given[limit:]:
+            reason = f"over the page budget: {limit} pages, {len(given)} seeds"
+            self.events.emit(EventType.FETCH_FAILED, {"url": url, "reason": reason})
 
     async def _search(self, queries: Sequence[str]) -> int:
         fresh = [q for q in dict.fromkeys(queries) if q not in self.state.queries_done]
@@ -341,8 +349,9 @@ class ResearchSession:
         if judged.answer:
             searched = [q for q in dict.fromkeys(judged.answer.queries) if q not in self.state.queries_done]
             await self._search(searched)
-            self._leads = searched
-            self._discovered = searched
+            if searched:  # nothing new to search: the leads not yet taken keep their turn
+                self._leads = searched
+                self._discovered = searched
 
     async def _rank(self, pending: list[Candidate], n: int) -> list[Candidate]:
         foci = self._foci()
@@ -353,10 +362,14 @@ class ResearchSession:
         lexical = match_scores(texts, foci)
         relevance = {u: max(row[i] for row in lexical) for i, u in enumerate(urls)}
         qualities = await self._s.memory.domain_qualities(sorted({domain_of(u) for u in urls}))
-        # The newest discovery queries say what the open questions need now (the multi-hop step):
-        # each one's lead is taken before the ranking fills the rest of the batch.
-        leads = self._lead_urls({c.url: c for c in pending})
-        self._leads = []
+        # Seeds first, in the order given; then, in the first round, what one pass would read (the
+        # goal's own search results, best first: the loop starts where a single pass ends, never below
+        # it); then the newest discovery queries' leads (the multi-hop step). The ranking fills the rest.
+        waiting = {c.url: c for c in pending}
+        opening = self._seed_urls(waiting) + (self._goal_results(waiting) if self.state.round == 1 else [])
+        leads = self._lead_urls(waiting)
+        if set(leads) & set(opening[:n]) or len(opening) < n:  # leads left out wait for the next round
+            self._leads = []
         batch = rank_and_sample(
             pending,
             similarity=similarity,
@@ -365,9 +378,9 @@ class ResearchSession:
             n=n,
             temperature=self._temperature(),
             rng=self._rng(2),
-            first=leads,
-            # the first round's leads are the parts' own subjects, a page for each: the whole batch
-            lead_slots=n if self.state.round == 1 else None,
+            first=[*opening, *leads],
+            # seeds and the first round's opening take the whole batch; later leads all but one slot
+            lead_slots=n if opening or self.state.round == 1 else None,
         )
         self.events.emit(
             EventType.RANKED,
@@ -380,6 +393,15 @@ class ResearchSession:
             },
         )
         return batch
+
+    def _seed_urls(self, waiting: Mapping[str, Candidate]) -> list[str]:
+        """The user's seeds still waiting, in the order given (a seed a search found too included)."""
+        seeds = (canonical_or_none(url) for url in self.state.request.seeds)
+        return [u for u in dict.fromkeys(seeds) if u is not None and u in waiting]
+
+    def _goal_results(self, waiting: Mapping[str, Candidate]) -> list[str]:
+        """The goal's own search results still waiting, in the search engine's order."""
+        return [u for u in self._rankings.get(self._goal, []) if u in waiting]
 
     def _lead_urls(self, waiting: Mapping[str, Candidate]) -> list[str]:
         """In query order, one lead per query of the latest discovery: among its first

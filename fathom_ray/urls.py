@@ -108,6 +108,14 @@ def document_chunk(url: str) -> tuple[str, int] | None:
     return (found.group(1).lower(), int(found.group(2))) if found else None
 
 
+def canonical_or_none(url: str) -> str | None:
+    """``canonicalize``, or None for a URL it refuses."""
+    try:
+        return canonicalize(url)
+    except InvalidURLError:
+        return None
+
+
 def canonicalize(url: str) -> str:
     """The canonical form of an absolute http(s) URL, or of a document chunk's ``doc://ID#chunk``;
     ``InvalidURLError`` otherwise."""

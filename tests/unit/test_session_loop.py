@@ -190,20 +190,44 @@ def test_followed_links_enter_the_frontier_and_are_fetched() -> None:
     assert page_url("linked") in web2.fetched
 
 
-def test_the_first_round_reads_each_discovery_querys_best_page() -> None:
-    # both of the judge's queries find page "a" first: the second query's lead is its next page,
-    # and the whole first batch is leads (the goal's own first result "g" waits)
+def test_the_first_round_reads_the_goals_own_results_then_each_discovery_querys_best_page() -> None:
+    # the first batch is what one pass would read (the goal's own top results, in order); then both
+    # of the judge's queries find page "a" first: the second query's lead is its next page
     web = FakeWeb(
-        results=[page_url("g")],
-        by_query={"q one": [page_url("a"), page_url("x")], "q two": [page_url("a"), page_url("b")]},
+        results=[page_url("x")],
+        by_query={
+            GOAL: [page_url("g"), page_url("h"), page_url("i")],
+            "q one": [page_url("a"), page_url("x")],
+            "q two": [page_url("a"), page_url("b")],
+        },
     )
-    loop, _ = make_loop(web, ResearchRequest(GOAL, depth="quick", max_pages=2))
+    loop, _ = make_loop(web, ResearchRequest(GOAL, depth="focused", max_pages=6))
     assert isinstance(loop._s.judge, ScriptedJudge)
     loop._s.judge.queries = ["q one", "q two"]
     asyncio.run(loop.run())
-    ranked = next(e for e in loop.events.events if e.type is EventType.RANKED)
-    assert ranked.data["leads"] == [page_url("a"), page_url("b")]
-    assert web.fetched[:2] == [page_url("a"), page_url("b")]
+    first, second = [e for e in loop.events.events if e.type is EventType.RANKED][:2]
+    assert first.data["urls"] == [page_url("g"), page_url("h"), page_url("i")]
+    assert second.data["leads"] == [page_url("a"), page_url("b")]
+    assert web.fetched[:5] == [page_url(n) for n in ("g", "h", "i", "a", "b")]
+
+
+def test_seeds_are_read_first_in_the_order_given_and_those_past_the_budget_are_said_at_once() -> None:
+    seeds = [page_url(f"seed{n}") for n in range(5)]
+    web = FakeWeb(results=[page_url("found")], by_query={GOAL: [page_url("g"), seeds[3]]})
+    request = ResearchRequest(GOAL, depth="focused", max_pages=4, seeds=tuple(seeds))
+    _, events, _ = run(web, request)
+    assert web.fetched == seeds[:4]  # the seed the goal's search found too keeps its place
+    failed = [e for e in events.events if e.type is EventType.FETCH_FAILED]
+    assert [e.data["url"] for e in failed] == [seeds[4]]
+    assert str(failed[0].data["reason"]).startswith("over the page budget")
+    assert failed[0].seq < min(e.seq for e in events.events if e.type is EventType.FETCHING)
+
+
+def test_seeds_then_the_goals_results_fill_the_first_batch() -> None:
+    web = FakeWeb(results=[page_url("x")], by_query={GOAL: [page_url("g"), page_url("h")]})
+    request = ResearchRequest(GOAL, depth="focused", max_pages=3, seeds=(page_url("seed"),))
+    run(web, request)
+    assert web.fetched == [page_url("seed"), page_url("g"), page_url("h")]
 
 
 def test_divergence_injects_remembered_sources_from_round_two() -> None:
