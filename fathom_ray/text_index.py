@@ -1,5 +1,9 @@
 """A full-text index of web pages through tantivy: BM25 over title and body, on disk, memory-mapped.
 
+Pages and queries are cut into words by ``term_match.tokenize`` (the words every BM25 here
+shares: dotted names and versions such as ``3.11`` stay whole, stop words go) and tantivy indexes
+those words as given; titles count twice.
+
 Serves the ``local`` search backend (``fathom index``) and the offline test web's search engine.
 An index is a folder, written whole into a temporary sibling and renamed into place, so a reader
 never sees half an index and two processes building the same one at once both end with it.
@@ -21,11 +25,14 @@ import tantivy
 
 from fathom_ray.term_match import snippet, tokenize
 
-FORMAT = "tantivy-1"  # bump when the schema changes: old folders are then rebuilt, never misread
+FORMAT = "tantivy-2"  # bump when the schema changes: old folders are then rebuilt, never misread
 MARKER = "fathom-index"
 SNIPPET_SOURCE_CHARS = 20_000
+TITLE_CHARS = 1_000
 TITLE_BOOST = 2.0
 WRITER_HEAP_BYTES = 64_000_000
+WORDS = "fathom_words"
+OPEN_TRIES = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,11 +50,19 @@ class Hit:
     score: float
 
 
+def _with_words(index: tantivy.Index) -> tantivy.Index:
+    """``index`` with the analyzer its fields name: our words, split on spaces, lower-cased."""
+    words = tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).filter(tantivy.Filter.lowercase())
+    index.register_tokenizer(WORDS, words.build())
+    return index
+
+
 def _schema() -> tantivy.Schema:
     builder = tantivy.SchemaBuilder()
     builder.add_text_field("url", stored=True, tokenizer_name="raw", index_option="basic")
-    builder.add_text_field("title", stored=True, tokenizer_name="en_stem")
-    builder.add_text_field("body", stored=False, tokenizer_name="en_stem")
+    builder.add_text_field("title_terms", stored=False, tokenizer_name=WORDS)
+    builder.add_text_field("body", stored=False, tokenizer_name=WORDS)
+    builder.add_text_field("title", stored=True, tokenizer_name="raw", index_option="basic")
     builder.add_bytes_field("head", stored=True, indexed=False)  # the start of the text, for snippets
     return builder.build()
 
@@ -61,31 +76,42 @@ class TextIndex:
         self._searcher = index.searcher()
 
     @classmethod
-    def build(cls, folder: Path, documents: Iterable[IndexedDocument]) -> TextIndex:
-        """Index ``documents`` into ``folder`` (replacing an index there); an empty index is allowed."""
+    def build(cls, folder: Path, documents: Iterable[IndexedDocument], *, replace: bool = True) -> TextIndex:
+        """Index ``documents`` into ``folder`` (an empty index is allowed). An index already there is
+        replaced, or, with ``replace=False``, kept (another process built the same one meanwhile)."""
         folder.parent.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(prefix=f".{folder.name}.", dir=folder.parent))
         try:
-            index = tantivy.Index(_schema(), path=str(work))
+            index = _with_words(tantivy.Index(_schema(), path=str(work)))
             writer = index.writer(WRITER_HEAP_BYTES, 1)
             for document in documents:
                 writer.add_document(_document(document))
             writer.commit()
             writer.wait_merging_threads()
             (work / MARKER).write_text(FORMAT, encoding="utf-8")
-            _move_into_place(work, folder)
+            if replace or not _whole(folder):
+                _move_into_place(work, folder)
         finally:
             shutil.rmtree(work, ignore_errors=True)
+        return cls._open_settled(folder)
+
+    @classmethod
+    def _open_settled(cls, folder: Path) -> TextIndex:
+        """``open``, tried again while another build is swapping its own index into ``folder``."""
+        for _ in range(OPEN_TRIES - 1):
+            try:
+                return cls.open(folder)
+            except ValueError:
+                time.sleep(0.05)
         return cls.open(folder)
 
     @classmethod
     def open(cls, folder: Path) -> TextIndex:
         """The index in ``folder``; ``ValueError`` when the folder holds none of ours."""
-        marker = folder / MARKER
-        if not marker.is_file() or marker.read_text(encoding="utf-8").strip() != FORMAT:
+        if not _whole(folder):
             raise ValueError(f"{folder} is not a fathom-ray index ({FORMAT}); build it again")
         try:
-            index = tantivy.Index.open(str(folder))
+            index = _with_words(tantivy.Index.open(str(folder)))
         except (OSError, ValueError) as e:
             raise ValueError(f"{folder} is not a readable index: {e}") from e
         return cls(folder, index)
@@ -99,7 +125,7 @@ class TextIndex:
         if not terms or limit < 1:
             return []
         parsed, _ = self._index.parse_query_lenient(
-            " ".join(terms), ["title", "body"], field_boosts={"title": TITLE_BOOST}
+            " ".join(terms), ["title_terms", "body"], field_boosts={"title_terms": TITLE_BOOST}
         )
         found = self._searcher.search(parsed, limit, count=False).hits
         return [self._hit(float(score), address, set(terms)) for score, address in found]
@@ -114,10 +140,16 @@ class TextIndex:
 def _document(document: IndexedDocument) -> tantivy.Document:
     return tantivy.Document(
         url=document.url,
-        title=document.title,
-        body=document.text,
+        title=document.title[:TITLE_CHARS],
+        title_terms=" ".join(tokenize(document.title)),
+        body=" ".join(tokenize(document.text)),
         head=document.text[:SNIPPET_SOURCE_CHARS].encode("utf-8"),
     )
+
+
+def _whole(folder: Path) -> bool:
+    marker = folder / MARKER
+    return marker.is_file() and marker.read_text(encoding="utf-8").strip() == FORMAT
 
 
 def _move_into_place(work: Path, folder: Path) -> None:

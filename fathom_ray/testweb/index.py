@@ -63,7 +63,7 @@ def load_or_build(cache_dir: Path, sites: tuple[Site, ...] = SITES) -> TextIndex
         return TextIndex.open(folder)
     except ValueError:
         logger.info("building the offline web's search index into %s", folder)
-    return TextIndex.build(folder, site_documents(sites))
+    return TextIndex.build(folder, site_documents(sites), replace=False)
 
 
 if __name__ == "__main__":  # scripts/setup builds the index once, so no test or command waits on it

@@ -78,6 +78,13 @@ def test_two_builds_at_once_both_end_with_a_whole_index(tmp_path: Path) -> None:
     assert len(TextIndex.open(tmp_path / "index")) == 3
 
 
+def test_a_build_that_may_not_replace_keeps_the_index_already_there(tmp_path: Path) -> None:
+    TextIndex.build(tmp_path / "index", DOCS)
+    kept = TextIndex.build(tmp_path / "index", DOCS[:1], replace=False)
+    assert len(kept) == 3
+    assert [p.name for p in tmp_path.iterdir()] == ["index"]
+
+
 def test_open_refuses_other_folders(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="not a fathom-ray index"):
         TextIndex.open(tmp_path)
