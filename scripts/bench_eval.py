@@ -1,6 +1,7 @@
 """The question sets through `fathom eval`, both methods in one run per set and depth, into the docs.
 
-Runs the dev set (tuned on) and the held-out set (not tuned on) at `quick` and `focused`, each run
+Runs the dev set (tuned on), the held-out set and the validation set (neither tuned on; validation
+is only ever reported) at `quick` and `focused`, each run
 with both methods (fathom-ray and the single-pass baseline on the same page budget) and its own
 empty stores, so no run learns from another through source memory. Then the README's main command,
 timed (the session's own seconds, once Ray, the browser and the judge are up). The judge is whatever
@@ -8,6 +9,7 @@ the settings pick (`--llm KEY=VALUE` to choose); the tables say which.
 
     .venv/bin/python scripts/bench_eval.py [--depth quick --depth focused] [--set dev --set held-out]
     .venv/bin/python scripts/bench_eval.py --from DIR   # the tables of runs already made into DIR
+    .venv/bin/python scripts/bench_eval.py --into DIR   # make the runs DIR lacks, then the tables
 """
 
 from __future__ import annotations
@@ -25,35 +27,45 @@ from typing import Any
 from bench_report import table, write_section
 
 from fathom_ray.evaluation.report import PLOTS
+from fathom_ray.testweb.sites import SITES
 
 ROOT = Path(__file__).resolve().parents[1]
 KEPT = ROOT / "docs" / "eval"  # each run's results.jsonl, summary.json, report.md and plots
 SETS = {
     "dev": ROOT / "tests" / "data" / "dev_questions.jsonl",
     "held-out": ROOT / "tests" / "data" / "heldout_questions.jsonl",
+    "validation": ROOT / "tests" / "data" / "validation_questions.jsonl",
 }
 README_GOAL = "Which Python version introduced assignment expressions, and who wrote the PEP?"
-METRICS = ("evidence_recall", "citation_faithfulness", "evidence_quote_recall", "answer_match", "facts")
+METRICS = (
+    "evidence_recall",
+    "citation_faithfulness",
+    "evidence_quote_recall",
+    "answer_match",
+    "answer_line_match",
+    "facts",
+)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--from", dest="source", type=Path, help="a folder of runs made before")
+    parser.add_argument("--into", type=Path, help="make the runs here; a run already there is kept")
     parser.add_argument("--depth", action="append", help="quick, focused (default both)")
     parser.add_argument("--set", dest="sets", action="append", choices=list(SETS))
     parser.add_argument("--llm", action="append", default=[])
     args = parser.parse_args()
     depths, sets = args.depth or ["quick", "focused"], args.sets or list(SETS)
-    base = args.source or Path(tempfile.mkdtemp(prefix="fathom-bench-eval-"))
+    base = args.source or args.into or Path(tempfile.mkdtemp(prefix="fathom-bench-eval-"))
     runs: dict[tuple[str, str], Path] = {}
     for name in sets:
         for depth in depths:
             out = base / f"{name}-{depth}"
-            if args.source is None:
+            if args.source is None and not (out / "summary.json").is_file():
                 _eval(SETS[name], depth, out, args.llm)
             runs[name, depth] = out
     readme = base / "readme"
-    if args.source is None:
+    if args.source is None and not (readme / "result.json").is_file():
         _readme(readme, args.llm)
     for (name, depth), out in runs.items():
         kept = KEPT / f"{name}-{depth}"
@@ -100,8 +112,11 @@ def _readme(out: Path, llm: list[str]) -> None:
 
 def _body(runs: dict[tuple[str, str], Path], readme: Path) -> str:
     lines = [
-        "Multi-hop questions over the offline web: `tests/data/dev_questions.jsonl` (16, tuned on) and "
-        "`tests/data/heldout_questions.jsonl` (8, written apart and not tuned on). Each set and depth is "
+        f"Multi-hop questions over the offline web of {len(SITES)} sites: "
+        f"`tests/data/dev_questions.jsonl` ({_count('dev')}, tuned on), "
+        f"`tests/data/heldout_questions.jsonl` ({_count('held-out')}, written apart, not tuned on) and "
+        f"`tests/data/validation_questions.jsonl` ({_count('validation')}, written apart, only ever "
+        "reported). Each set and depth is "
         "one `fathom eval ... --method both` run: fathom-ray and the single-pass baseline (search the "
         "question, fetch the top pages, one answer) on the same page budget, in the same run, each run "
         "with empty stores. Means over the questions (a metric without a value for a question, e.g. "
@@ -117,7 +132,7 @@ def _body(runs: dict[tuple[str, str], Path], readme: Path) -> str:
         fathom, single = summary["methods"]["fathom"]["metrics"], summary["methods"]["single-pass"]["metrics"]
         with_facts = [r for r in results if r["method"] == "fathom"]
         share = sum(r["facts"] >= 1 for r in with_facts) / max(1, len(with_facts))
-        for metric in METRICS:
+        for metric in (m for m in METRICS if m in fathom and m in single):
             ours, theirs = fathom[metric]["mean"], single[metric]["mean"]
             ratio = "-" if not ours or not theirs else f"{ours / theirs:.2f}"
             rows.append([name, depth, metric, _num(theirs), _num(ours), ratio])
@@ -162,6 +177,10 @@ def _body(runs: dict[tuple[str, str], Path], readme: Path) -> str:
         f'"3.8": {"yes" if "3.8" in said else "no"}, "572": {"yes" if "572" in said else "no"}.'
     )
     return "\n".join(lines)
+
+
+def _count(name: str) -> int:
+    return sum(1 for line in SETS[name].read_text(encoding="utf-8").splitlines() if line.strip())
 
 
 def _num(value: Any) -> str:
