@@ -115,6 +115,28 @@ def _opened(engine: str, folder: Path) -> Any:
     return lambda q: [h.url for h in baseline.search(q, LIMIT)]
 
 
+def web_child(queries: list[str]) -> dict[str, Any]:
+    """The offline web as tests and sessions run it: start, every query searched and one page of each
+    site fetched through its HTTP server; the process's resident memory after."""
+    import httpx  # noqa: PLC0415
+
+    from fathom_ray.testweb.server import TestWeb  # noqa: PLC0415
+
+    start = time.perf_counter()
+    with TestWeb() as web, httpx.Client(timeout=30) as client:
+        start_s = time.perf_counter() - start
+        base = f"http://127.0.0.1:{web.port}"
+        for query in queries:
+            client.get(
+                f"{base}/search", params={"q": query, "format": "json"}, headers={"Host": "search.test"}
+            )
+        for site in SITES:
+            url, _ = next(iter(site.pages()))
+            path = url.removeprefix(f"http://{site.host}")
+            client.get(f"{base}{path}", headers={"Host": site.host})
+        return {"start_s": start_s, "rss": psutil.Process().memory_info().rss}
+
+
 def folder_mib(folder: Path) -> float:
     return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) / 2**20
 
@@ -135,7 +157,11 @@ def main() -> None:
     args = parser.parse_args()
     if args.child:
         engine, folder, queries = args.child
-        print(json.dumps(child(engine, Path(folder), json.loads(Path(queries).read_text()))))
+        asked_queries = json.loads(Path(queries).read_text())
+        if engine == "web":
+            print(json.dumps(web_child(asked_queries)))
+        else:
+            print(json.dumps(child(engine, Path(folder), asked_queries)))
         return
     asked = questions()
     start = time.perf_counter()
@@ -165,6 +191,8 @@ def main() -> None:
                     f"{recall:.3f}",
                 ]
             )
+        web_args = [sys.executable, __file__, "--child", "web", "-", str(work / "queries.json")]
+        served = json.loads(subprocess.run(web_args, check=True, capture_output=True, text=True).stdout)
     body = (
         f"{len(SITES)} sites, {len(documents)} pages, {megabytes:.0f} MB of title and visible text "
         f"(read and cleaned once in {read_s:.0f} s, shared by every engine). Each engine builds its "
@@ -185,6 +213,10 @@ def main() -> None:
             ],
             rows,
         )
+        + f"\n\nThe offline web itself (its HTTP server with the tantivy index, as tests and sessions run "
+        f"it) starts in {served['start_s']:.2f} s once set-up has built the index, and holds "
+        f"{served['rss'] / 2**20:.0f} MiB resident after serving every query above and a page of each "
+        "site (the limit is 1 GiB)."
     )
     write_section(
         "index", "Offline web: sites, pages and the search index", "python scripts/bench_index.py", body

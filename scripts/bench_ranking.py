@@ -1,6 +1,6 @@
-"""The frontier's ranking alone, on the dev questions: how often a first batch holds the evidence pages.
+"""The frontier's ranking alone, on the question sets: how often a first batch holds the evidence pages.
 
-No LLM: for each question of tests/data/dev_questions.jsonl the question is searched on the offline
+No LLM: for each question of the dev, held-out and validation sets the question is searched on the offline
 web (as a session's goal search is), the results are embedded as a session embeds them, and a batch
 of the quick preset's page budget is drawn many times from that pool with every domain unknown. The
 expected share of the question's evidence pages in the batch is given for the search engine's own
@@ -8,7 +8,10 @@ top results (the single-pass baseline's choice, the baseline of the ratios) and 
 
 - similarity + domain, ties broken by URL (the ranking before ties shared their rank);
 - similarity + domain, equal values sharing a rank;
-- similarity + domain + source rank (the rank each URL had in the list that proposed it): today's.
+- similarity + domain + source rank (the rank each URL had in the list that proposed it): the
+  ranking of later rounds;
+- the first round today: the goal's own results first (``first``), which is the search engine's
+  order by construction.
 
     .venv/bin/python scripts/bench_ranking.py [--draws 500]
 """
@@ -33,7 +36,13 @@ from fathom_ray.ranking import rrf_fuse, sample_without_replacement
 from fathom_ray.settings import load_settings
 from fathom_ray.testweb.server import TestWeb
 
-DEV = Path(__file__).resolve().parents[1] / "tests" / "data" / "dev_questions.jsonl"
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
+SETS = {
+    "dev": DATA / "dev_questions.jsonl",
+    "held-out": DATA / "heldout_questions.jsonl",
+    "validation": DATA / "validation_questions.jsonl",
+}
+Pool = tuple[set[str], list[Candidate], dict[str, float]]
 Pick = Callable[[list[Candidate], dict[str, float], int, float, np.random.Generator], list[str]]
 
 
@@ -69,33 +78,48 @@ def today(
     return [c.url for c in batch]
 
 
+def first_round(
+    pool: list[Candidate], similarity: dict[str, float], n: int, temperature: float, rng: np.random.Generator
+) -> list[str]:
+    goal_order = [c.url for c in sorted(pool, key=lambda c: c.rank)]
+    batch = rank_and_sample(
+        pool,
+        similarity=similarity,
+        domain_quality={},
+        n=n,
+        temperature=temperature,
+        rng=rng,
+        first=goal_order,
+        lead_slots=n,
+    )
+    return [c.url for c in batch]
+
+
 VARIANTS: dict[str, Pick] = {
     "search engine's top results (baseline)": search_top,
-    "similarity + domain, ties broken by URL (before)": url_tie_break,
+    "similarity + domain, ties broken by URL": url_tie_break,
     "similarity + domain, ties shared": shared_ties,
-    "similarity + domain + source rank (today)": today,
+    "similarity + domain + source rank (later rounds)": today,
+    "first round: the goal's own results first (today)": first_round,
 }
 
 
-def pools(limit: int) -> list[tuple[set[str], list[Candidate], dict[str, float]]]:
+def pools(path: Path, limit: int, embedder: SentenceEmbedder, web: TestWeb) -> list[Pool]:
     """Per question: its evidence URLs, the goal search's candidates and their similarity to the goal."""
-    questions = [json.loads(line) for line in DEV.read_text().splitlines() if line.strip()]
-    embedder = SentenceEmbedder()
-    embedder.start()
+    questions = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
     settings = load_settings()
     found = []
-    with TestWeb() as web:
-        network = NetworkMap.offline(web.port)
-        for question in questions:
-            results = run_search(settings_for(settings, network), network, question["question"], limit)
-            pool = [
-                Candidate(r.url, CandidateOrigin.SEARCH, r.title, r.snippet, r.query, r.rank) for r in results
-            ]
-            texts = [f"{c.title} {c.url} {c.snippet}".strip() for c in pool]
-            vectors = np.array(embedder.embed(texts))
-            goal = np.array(embedder.embed([question["question"]])[0])
-            similarity = dict(zip((c.url for c in pool), (vectors @ goal).tolist(), strict=True))
-            found.append((set(question["evidence_urls"]), pool, similarity))
+    network = NetworkMap.offline(web.port)
+    for question in questions:
+        results = run_search(settings_for(settings, network), network, question["question"], limit)
+        pool = [
+            Candidate(r.url, CandidateOrigin.SEARCH, r.title, r.snippet, r.query, r.rank) for r in results
+        ]
+        texts = [f"{c.title} {c.url} {c.snippet}".strip() for c in pool]
+        vectors = np.array(embedder.embed(texts))
+        goal = np.array(embedder.embed([question["question"]])[0])
+        similarity = dict(zip((c.url for c in pool), (vectors @ goal).tolist(), strict=True))
+        found.append((set(question["evidence_urls"]), pool, similarity))
     return found
 
 
@@ -123,25 +147,32 @@ def main() -> None:
     settings = load_settings()
     preset = get_preset("quick")
     temperature = settings.research.temperature
-    questions = pools(settings.search.max_results)
+    embedder = SentenceEmbedder()
+    embedder.start()
+    with TestWeb() as web:
+        sets = {name: pools(path, settings.search.max_results, embedder, web) for name, path in SETS.items()}
     rows: list[list[object]] = []
-    base: dict[float, float] = {}
+    base: dict[tuple[str, float], float] = {}
     for name, pick in VARIANTS.items():
         cells: list[object] = [name]
-        for t in dict.fromkeys((temperature, 0.5, 0.0)):
-            recall = expected_recall(questions, pick, preset.max_pages, t, args.draws)
-            base.setdefault(t, recall)
-            cells += [f"{recall:.3f}", f"{recall / base[t]:.2f}" if base[t] else "-"]
+        for set_name, questions in sets.items():
+            for t in dict.fromkeys((temperature, 0.0)):
+                recall = expected_recall(questions, pick, preset.max_pages, t, args.draws)
+                base.setdefault((set_name, t), recall)
+                cells += [f"{recall:.3f}", f"{recall / base[set_name, t]:.2f}" if base[set_name, t] else "-"]
         rows.append(cells)
-    headers = ["ranking"] + [h for t in base for h in (f"recall, T={t:g}", "ratio")]
+    headers = ["ranking"] + [h for s, t in base for h in (f"{s}, T={t:g}", "ratio")]
+    counts = ", ".join(f"{len(q)} {name}" for name, q in sets.items())
     body = "\n".join(
         [
-            f"{len(questions)} dev questions, each searched on the offline web "
+            f"The questions of each set ({counts}), each searched on the offline web "
             f"({settings.search.max_results} results), a batch of {preset.max_pages} pages (the quick "
             f"budget) drawn {args.draws} times per question with every domain unknown; the expected "
             "share of the question's evidence pages in the batch, at the configured softmax temperature "
-            f"({temperature:g}), at 0.5 and at 0 (always the best). No LLM: checklist questions, links "
-            "and later rounds are left out, so this isolates the ranking the rounds start from.",
+            f"({temperature:g}) and at 0 (always the best). No LLM: checklist questions, links "
+            "and later rounds are left out, so this isolates the ranking the rounds start from. The "
+            "first round now reads the goal's own results first (seeds aside), so it holds what the "
+            "search engine's top results hold; the fused ranking orders the later rounds.",
             "",
             table(headers, rows),
         ]
