@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 
 from fathom_ray.cli import app
 from fathom_ray.swarm.task_ledger import Beacon, RecordKind, TaskLedger
+from fathom_ray.testweb.sites import SITES
 
 runner = CliRunner()
 
@@ -75,6 +76,9 @@ def test_doctor_names_the_evidence_judge_by_default(monkeypatch: pytest.MonkeyPa
     assert result.exit_code == 0
     assert "the evidence judge (no model or endpoint configured)" in result.output
     assert "too small" not in result.output
+    for site in SITES:  # the offline web's every site, with its package
+        assert f"offline web: {site.host}" in result.output
+        assert site.package in result.output
 
 
 def test_doctor_says_the_cpu_model_is_plumbing_grade(monkeypatch: pytest.MonkeyPatch) -> None:
