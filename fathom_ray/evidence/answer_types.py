@@ -40,7 +40,11 @@ _QUESTION_TYPES: tuple[tuple[AnswerType, re.Pattern[str]], ...] = (
     ),
     (
         AnswerType.PERSON,
-        re.compile(r"^\s*(who|whom|whose)\b|\b(and|,)\s+(who|whom)\b|\bwhich (person|author|people)\b", re.I),
+        re.compile(
+            r"^\s*(?:(?:by|from|with|for|to)\s+)?(who|whom|whose)\b|\b(and|,)\s+(who|whom)\b"
+            r"|\bwhich (person|author|people)\b",
+            re.I,
+        ),
     ),
     (
         AnswerType.NUMBER,
@@ -74,10 +78,25 @@ _FULL_DATE = re.compile(
     re.I,
 )
 _YEAR = re.compile(r"\b(19[5-9]\d|20[0-4]\d)\b")
+# A year of any age as history writes it: "80 AD", "3000 BC", "the 12th century", "in 1173"
+HISTORIC_DATE = re.compile(
+    r"\b\d{1,4}\s?(?:BC|BCE|AD|CE)\b|\b(?:AD|CE)\s?\d{1,4}\b"
+    r"|\b\d{1,2}(?:st|nd|rd|th)(?:\s+and\s+\d{1,2}(?:st|nd|rd|th))?\s+centur(?:y|ies)\b(?:\s+(?:BC|BCE|AD|CE)\b)?"
+    r"|\b(?:in|around|about|circa|c\.|from|between|until|before|after)\s+1\d{3}\b(?!\s?(?:BC|BCE|AD|CE)\b)"
+)
 _BY_PERSON = re.compile(
     r"\b(contributed|written|authored|created|designed|developed|proposed|implemented|maintained|invented)"
     r"\s+by\s+[A-Z]|\bauthors?\b|\bcreator\b",
     re.I,
+)
+# Who made a thing: "built ... by the Khmer king", "completed in 80 AD under Emperor Titus"
+MAKING = (
+    r"(?i:built|constructed|completed|commissioned|founded|erected|raised|carved|begun|started|designed"
+    r"|planned|painted|composed|discovered|made|written|laid out|joined|rebuilt|restored)"
+)
+MADE_BY = re.compile(
+    rf"\b{MAKING}\b[^.;]{{0,60}}?\b(?:(?:by|under)\s+(?:the\s+)?|for\s+the\s+)(?:[a-z]+\s+){{0,2}}[A-Z][a-z\u00c0-\u017f]"
+    r"|\b(?:attributed to|designs? by|the work of)\s+(?:the\s+)?(?:[a-z]+\s+){0,2}[A-Z][a-z\u00c0-\u017f]"
 )
 _PERSON_NAME = re.compile(
     r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z\u00c0-\u017f]+(?:\s+[A-Z]\.)?\s+[A-Z][a-z\u00c0-\u017f]+"
@@ -112,11 +131,11 @@ def _version(sentence: str) -> float:
 def _date(sentence: str) -> float:
     if _FULL_DATE.search(sentence):
         return 1.0
-    return 0.5 if _YEAR.search(sentence) else 0.0
+    return 0.5 if _YEAR.search(sentence) or HISTORIC_DATE.search(sentence) else 0.0
 
 
 def _person(sentence: str) -> float:
-    if _BY_PERSON.search(sentence):
+    if _BY_PERSON.search(sentence) or MADE_BY.search(sentence):
         return 1.0
     return 0.5 if _PERSON_NAME.search(sentence) else 0.0
 

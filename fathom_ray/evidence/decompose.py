@@ -1,18 +1,34 @@
 """Decomposition without a model: a multi-part goal split into standalone sub-questions.
 
 The goal is cut into sentences, then at clause boundaries where a new question
-starts (", and which ...", "; who ...", ", when ..."). Statements among the
-parts are context, not questions. A part that refers back ("it", "that other
-engine", "the PEP") or says too little on its own carries its subject along:
-the keywords of the part before it (and of the context statements) are added
-in parentheses, so the part can be searched and matched by itself. The goal
-itself is always the first item.
+starts (", and which ...", "; who ...", ", when ..."); question words joined at
+the start of a question ("When and by whom ...") stay together. Statements among
+the parts are context, not questions, and a list they give ("Three rivers: the
+Nile, the Amazon and the Yangtze.") is what a later "each" or "which of them" is
+about. A part about several things (a list, a comparison, joined question words:
+``enumerations``, ``comparisons``) becomes a question per thing. A part that
+refers back ("it", "that other engine", "the PEP") or says too little on its own
+carries its subject along: the keywords of the part before it (and of the context
+statements; of the part after it when nothing comes before) are added in
+parentheses, so the part can be searched and matched by itself; a bare "and
+when?" after "Who built X" asks "When was X built?". The goal itself is always
+the first item, and every sub-question names its subject.
 """
 
 from __future__ import annotations
 
 import re
 
+from fathom_ray.evidence.comparisons import compare, comparison
+from fathom_ray.evidence.enumerations import (
+    HOLE,
+    Expansion,
+    about_given,
+    expand,
+    listed,
+    plain,
+    split_openings,
+)
 from fathom_ray.evidence.terms import keywords, query_terms
 
 _SENTENCE_END = re.compile(r"(?<=[.?!])\s+(?=[A-Z])")
@@ -32,24 +48,142 @@ _BACK_REFERENCE = re.compile(
     r"the (?!following\b)[a-z]+)\b",
     re.I,
 )
+_BARE_WH = re.compile(rf"^\s*{_PREPOSITION}(?:when|where|why|how|whom|who)\s*\??\s*$", re.I)
+_DONE_BY = re.compile(r"^\s*(?:who|what)\s+(\w+)\s+(.+?)\s*\??\s*$", re.I)
+_PAST_PARTICIPLES = {
+    "wrote": "written",
+    "began": "begun",
+    "drew": "drawn",
+    "took": "taken",
+    "gave": "given",
+    "sang": "sung",
+    "ran": "run",
+    "chose": "chosen",
+    "broke": "broken",
+    "spoke": "spoken",
+    "threw": "thrown",
+    "grew": "grown",
+    "flew": "flown",
+    "saw": "seen",
+    "did": "done",
+    **{
+        w: w
+        for w in [
+            "built",
+            "made",
+            "found",
+            "led",
+            "held",
+            "won",
+            "sold",
+            "told",
+            "sent",
+            "spent",
+            "lit",
+            "set",
+            "put",
+            "cut",
+        ]
+    },
+}
+_WHICH_OF_FIRST = re.compile(r"^\s*(?:which|who) of (?:them|these|those)\b(.*)$", re.I)
 MIN_OWN_TERMS = 3
 MAX_CONTEXT_WORDS = 6
+MAX_ASKED_APART = 24
 
 
 def decompose(goal: str, count: int) -> list[str]:
     """The goal, then its sub-questions made standalone; at most ``count`` items, none repeated."""
     goal = " ".join(goal.split())
-    parts = [p.strip(" ,;") for s in _SENTENCE_END.split(goal) for p in _CLAUSE.split(s) if p.strip(" ,;")]
+    parts = _parts(goal)
     questions = [p for p in parts if _is_question(p)]
-    if len(questions) <= 1:
-        return [goal][: max(count, 1)]
     statements = [p for p in parts if not _is_question(p)]
-    items = [goal]
-    before = list(statements)
-    for part in questions:
-        items.append(standalone(part, before))
-        before.append(part)
-    return list(dict.fromkeys(items))[: max(count, 1)]
+    given = next((found[2] for s in statements if (found := listed(s)) is not None), ())
+    expansions = [_expansion(p, n, questions, statements, given) for n, p in enumerate(questions)]
+    asked = allot(expansions, max(count - 1, 0))
+    if len(asked) <= 1:
+        return [goal][: max(count, 1)]
+    return list(dict.fromkeys([goal, *asked]))[: max(count, 1)]
+
+
+def _parts(goal: str) -> list[str]:
+    """Sentences cut at the clauses that start a new question; joined question words stay whole."""
+    parts: list[str] = []
+    for sentence in _SENTENCE_END.split(goal):
+        openings, rest = split_openings(sentence)
+        head = sentence[: len(sentence) - len(rest)] if len(openings) > 1 else ""
+        clauses = _CLAUSE.split(rest if head else sentence)
+        clauses[0] = f"{head}{clauses[0]}"
+        parts += [p.strip(" ,;") for p in clauses if p.strip(" ,;")]
+    return parts
+
+
+def _expansion(
+    part: str, n: int, questions: list[str], statements: list[str], given: tuple[str, ...]
+) -> Expansion:
+    """The part's questions: per thing it asks about, or the part made standalone."""
+    found = comparison(part) or expand(part) or _about_given(part, given)
+    if found is not None:
+        return found
+    if _BARE_WH.match(part) and n > 0 and (asked := follow_up(part, questions[n - 1])):
+        return plain(asked)
+    before = [*statements, *questions[:n]]
+    if not before and not query_terms(part):  # a first part with no subject: the one after it
+        before = questions[n + 1 :]
+    return plain(standalone(part, before))
+
+
+def _about_given(part: str, given: tuple[str, ...]) -> Expansion | None:
+    """A question about the goal's own list; "which of them was built first" compares its items."""
+    which = _WHICH_OF_FIRST.match(part)
+    if which is not None and given and comparison(f"Which{which.group(1)}, x or y") is not None:
+        return compare(f"Which{which.group(1)}".rstrip("?.! "), given)
+    return about_given(part, given)
+
+
+def asked_apart(question: str) -> list[tuple[str, str]]:
+    """What one checklist item asks, one question per thing and subject, each with its subject
+    ("When and by whom were A and B built?": when was A built, about A; by whom was A built, about
+    A; ...); the item itself, about no subject in particular, when it asks one thing. A sentence
+    that answers any of them answers the item in part."""
+    found = comparison(question) or expand(question)
+    if found is None:
+        return [(question, "")]
+    apart = found.apart_about()
+    if len(apart) > MAX_ASKED_APART:
+        apart = [(q, s) for q, s in zip(found.together(), found.subjects, strict=False)]
+    return apart[:MAX_ASKED_APART] if len(apart) > 1 else [(question, "")]
+
+
+def allot(expansions: list[Expansion], slots: int) -> list[str]:
+    """The questions of every part within ``slots``: each thing asked apart when they fit, else
+    each subject asked everything at once, else subjects sharing questions (none left out)."""
+    for level in (Expansion.apart, Expansion.together):
+        asked = [q for e in expansions for q in level(e)]
+        if len(asked) <= slots:
+            return asked
+    lists = [e for e in expansions if e.subjects]
+    spare = max(slots - (len(expansions) - len(lists)), len(lists))
+    total = sum(e.size for e in lists)
+    asked = []
+    for e in expansions:
+        share = max(1, spare * e.size // total) if e.subjects else 1
+        asked += e.packed(share)
+    return asked
+
+
+def follow_up(part: str, previous: str) -> str | None:
+    """A bare "and when?" after "Who built the bridge": "When was the bridge built?"; None when
+    the question before does not read as something done to a subject."""
+    done = _DONE_BY.match(previous)
+    if done is None:
+        return None
+    verb, subject = done.group(1).lower(), done.group(2)
+    participle = verb if verb.endswith("ed") else _PAST_PARTICIPLES.get(verb)
+    if participle is None:
+        return None
+    opening = part.strip(" ?").lower()
+    return f"{opening[:1].upper()}{opening[1:]} was {subject} {participle}?".replace(HOLE, "")
 
 
 def _is_question(part: str) -> bool:

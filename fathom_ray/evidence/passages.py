@@ -31,6 +31,7 @@ from itertools import pairwise
 import numpy as np
 
 from fathom_ray.evidence.answer_types import TYPE_WORDS, AnswerType, expected_type, type_match
+from fathom_ray.evidence.decompose import asked_apart
 from fathom_ray.evidence.sentences import Sentence
 from fathom_ray.evidence.terms import query_terms, terms
 from fathom_ray.models import ChecklistItem
@@ -58,20 +59,22 @@ class Question:
     text: str
     kind: AnswerType
     terms: tuple[str, ...]
+    subject: tuple[str, ...] = ()  # the terms of the one thing it asks about, of several in its item
 
     @classmethod
-    def of(cls, item_id: str, text: str) -> Question:
+    def of(cls, item_id: str, text: str, subject: str = "") -> Question:
         """The question's terms leave out the words that name its answer type ("version", "date"):
         the type feature stands for them, and every release note would match them."""
         kind = expected_type(text)
         words = tuple(t for t in query_terms(text) if t not in TYPE_WORDS) or tuple(query_terms(text))
-        return cls(item_id, text, kind, words)
+        return cls(item_id, text, kind, words, tuple(dict.fromkeys(terms(subject))))
 
 
 def open_questions(checklist: Sequence[ChecklistItem]) -> list[Question]:
-    """The checklist's open items as questions; all of them once every one is settled."""
+    """The checklist's open items as questions, all of them once every one is settled; an item
+    about several things is asked of each apart, under the item's id."""
     items = [i for i in checklist if not i.satisfied] or list(checklist)
-    return [Question.of(i.id, i.question) for i in items]
+    return [Question.of(i.id, asked, about) for i in items for asked, about in asked_apart(i.question)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +151,14 @@ class SentenceIndex:
         low, high = max(0, index - WINDOW), min(len(self.sentences), index + WINDOW + 1)
         return [j for j in range(low, high) if self.sentences[j].heading == heading]
 
+    def names(self, subject: Sequence[str], index: int) -> bool:
+        """Whether the sentence, its neighbours under its heading, its heading or the page's title
+        hold most of ``subject``'s terms (any sentence does for no subject)."""
+        if not subject:
+            return True
+        seen = {t for j in self._window(index) for t in self._tf[j]} | set(terms(self.title))
+        return sum(t in seen for t in subject) * 2 >= len(subject)
+
     def coverage(self, question_terms: Sequence[str], text: str) -> float:
         """IDF-weighted share of the question's terms that ``text`` holds (for links and titles)."""
         weights = {t: self.idf(t) for t in question_terms}
@@ -167,19 +178,19 @@ def fuse(lexical: float, semantic: float | None, kind_match: float | None) -> fl
 
 def candidates(
     index: SentenceIndex, questions: Sequence[Question], limit: int
-) -> tuple[list[int], dict[tuple[str, int], float]]:
+) -> tuple[list[int], dict[tuple[int, int], float]]:
     """The sentences worth embedding (best lexical-and-type first, at most ``limit``) and every
-    (question id, sentence) lexical score."""
-    lexical: dict[tuple[str, int], float] = {}
+    (question's place in ``questions``, sentence) lexical score."""
+    lexical: dict[tuple[int, int], float] = {}
     best: dict[int, float] = {}
-    for question in questions:
+    for qi, question in enumerate(questions):
         scores = index.lexical(question.terms)
         ranked = sorted(
             scores,
             key=lambda i: -(scores[i] + 0.3 * (_type_score(index, i, question.kind) or 0.0)),
         )
         for rank, i in enumerate(ranked):
-            lexical[(question.id, i)] = scores[i]
+            lexical[(qi, i)] = scores[i]
             if rank < LEXICAL_PER_QUESTION and _fact_like(index.sentences[i]):
                 best[i] = max(best.get(i, 0.0), scores[i] + 1.0 / (rank + 2))
     chosen = sorted(best, key=lambda i: -best[i])[:limit]
@@ -217,7 +228,9 @@ async def score_sentences(
     scores: list[Score] = []
     for qi, question in enumerate(questions):
         for ci, i in enumerate(chosen):
-            lex = lexical.get((question.id, i), 0.0)
+            if not index.names(question.subject, i):
+                continue  # about another of the item's things
+            lex = lexical.get((qi, i), 0.0)
             sem = None if semantic is None else float(semantic[ci, qi])
             kind = _type_score(index, i, question.kind)
             scores.append(Score(question.id, i, round(fuse(lex, sem, kind), 4), lex, sem or 0.0, kind))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from fathom_ray.evidence.answer_types import AnswerType
+from fathom_ray.evidence.answer_types import HISTORIC_DATE, MAKING, AnswerType
 
 MAX_CLAUSE_CHARS = 160
 _VERSION = r"v?\d+\.\d+(?:\.\d+){0,2}(?![\w.]*\d)"
@@ -36,6 +36,11 @@ _BY_PERSON = re.compile(
 )
 _PERSON_NAME = re.compile(
     r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z\u00c0-\u017f]+(?:\s+[A-Z]\.)?\s+[A-Z][a-z\u00c0-\u017f]+"
+)
+_MAKER = re.compile(
+    rf"(?:\b{MAKING}\b[^.;]{{0,60}}?\b(?:by|under|for(?=\s+the\b))"
+    r"|\b(?:attributed to|designs? by|the work of))"
+    rf"\s+(?:the\s+)?((?:[a-z]+\s+){{0,2}}{_NAME_WORD}(?:\s+(?:[a-z]+\s+){{0,2}}{_NAME_WORD})*)"
 )
 _AUTHOR_WORD = re.compile(r"\bauthors?\b|\bcreator\b", re.I)
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w.]*\d)")
@@ -84,14 +89,23 @@ def _version(evidence: str, question: str) -> str | None:
 
 
 def _date(evidence: str, question: str) -> str | None:
-    found = _FULL_DATE.search(evidence) or _YEAR.search(evidence)
-    return None if found is None else found.group(0)
+    found = _FULL_DATE.search(evidence)
+    if found is not None:
+        return found.group(0)
+    years = [m for m in (_YEAR.search(evidence), HISTORIC_DATE.search(evidence)) if m is not None]
+    if not years:
+        return None
+    first = min(years, key=lambda m: m.start()).group(0)
+    return re.sub(r"^(?:in|around|about|circa|c\.|from|between|until|before|after)\s+", "", first)
 
 
 def _person(evidence: str, question: str) -> str | None:
     by = _BY_PERSON.search(evidence)
     if by is not None:
         return by.group(1).rstrip(".")
+    maker = _MAKER.search(evidence)
+    if maker is not None:
+        return maker.group(1).rstrip(".")
     named = _PERSON_NAME.search(evidence) if _AUTHOR_WORD.search(evidence) else None
     return None if named is None else named.group(0)
 

@@ -10,6 +10,8 @@ from functools import cache
 
 from fathom_ray.testweb.attacks import HOST as ATTACK_HOST
 from fathom_ray.testweb.attacks import attack_page
+from fathom_ray.testweb.monuments import HOST as MONUMENTS_HOST
+from fathom_ray.testweb.monuments import monument_page
 
 SLOW_DELAY_S = 3.0
 HUGE_BYTES = 64 * 1024 * 1024
@@ -134,7 +136,13 @@ def _attack(path: str, web_port: int) -> Reply:
     return Reply(404, body=page("Not Found", "No such attack.")) if body is None else Reply(200, body=body)
 
 
+def _monuments(path: str, web_port: int) -> Reply:
+    body = monument_page(path)
+    return Reply(404, body=page("Not Found", "No such monument.")) if body is None else Reply(200, body=body)
+
+
 _CANNED[ATTACK_HOST] = _attack
+_CANNED[MONUMENTS_HOST] = _monuments  # not a fault: small pages of the research case's own
 
 
 def fault_reply(host: str, path: str, web_port: int) -> Reply | None:
@@ -162,4 +170,5 @@ FAULT_HOSTS = (
     "charset.test",
     "file-redirect.test",
     ATTACK_HOST,
+    MONUMENTS_HOST,
 )
