@@ -18,6 +18,7 @@ from fastapi import APIRouter, FastAPI, File, Header, HTTPException, UploadFile
 from fastapi.responses import StreamingResponse
 from pydantic import BaseModel, ConfigDict, Field
 
+from fathom_ray.documents.answering import line_json
 from fathom_ray.documents.ask import MAX_QUESTION_CHARS, AskResult, ask, passage_record
 from fathom_ray.documents.conversations import Conversations, Turn
 from fathom_ray.documents.models import AddOutcome, Document, DocumentHit
@@ -36,6 +37,7 @@ class DocumentAdmin(Protocol):
     async def search(
         self, query: str, vector: Sequence[float], limit: int, mode: str = "hybrid"
     ) -> list[DocumentHit]: ...
+    async def chunk(self, document_id: str, index: int) -> DocumentHit | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +82,7 @@ def answer_record(result: AskResult) -> dict[str, Any]:
         "trace_id": result.trace_id,
         "question": result.question,
         "answer": result.answer,
+        "answers": [line_json(line) for line in result.answers],
         "citations": [
             {"passage": c.number, "claim": c.claim, "evidence": c.evidence} for c in result.citations
         ],
@@ -193,10 +196,9 @@ async def _stream(api: DocumentsApi, body: AskBody) -> AsyncIterator[bytes]:
             yield _event("error", seq + 1, {"status": "failed", "detail": str(e)})
             return
         record = _remember(api, body, result)
-        yield _event("answer", seq + 1, {k: record[k] for k in ("answer", "citations")})
-        yield _event(
-            "complete", seq + 2, {k: v for k, v in record.items() if k not in ("answer", "citations")}
-        )
+        answered = ("answer", "answers", "citations")
+        yield _event("answer", seq + 1, {k: record[k] for k in answered})
+        yield _event("complete", seq + 2, {k: v for k, v in record.items() if k not in answered})
     finally:
         task.cancel()
 

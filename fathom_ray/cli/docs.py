@@ -15,12 +15,14 @@ from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from rich.table import Table
 
 from fathom_ray.adapters.llm_backends import ThreadedEmbedder, build_judge
 from fathom_ray.adapters.qdrant_documents import MODES, open_document_store
 from fathom_ray.cli.running import fail, ray_error_cause, settings_or_exit, start_ray
+from fathom_ray.documents.answering import line_json
 from fathom_ray.documents.ask import AskResult, ask
 from fathom_ray.documents.conversations import Conversations, Turn
 from fathom_ray.documents.ingest import Progress as IngestProgress
@@ -202,7 +204,8 @@ def ask_command(
         conversations.add(conversation, Turn(result.question, result.answer))
     logger.info(json.dumps(trace_record(result)))
     if json_out:
-        console.print_json(json.dumps(trace_record(result) | {"answer": result.answer}))
+        answered = {"answer": result.answer, "answers": [line_json(line) for line in result.answers]}
+        console.print_json(json.dumps(trace_record(result) | answered))
         return
     _print_answer(result)
 
@@ -226,12 +229,13 @@ def trace_record(result: AskResult) -> dict[str, object]:
 
 
 def _print_answer(result: AskResult) -> None:
-    console.print(f"[bold]{result.answer}[/bold]")
+    """The answer first (each claim with its [n]), then each cited passage's quote once, then the sources."""
+    console.print(f"[bold]{escape(result.answer)}[/bold]")
     for cited in result.citations:
-        console.print(f"  [{cited.number}] {cited.evidence}")
+        console.print(escape(f"  [{cited.number}] {' '.join(cited.evidence.split())}"))
     console.print("sources:")
     for n, passage in enumerate(result.passages, start=1):
         heading = f" / {passage.chunk.heading}" if passage.chunk.heading else ""
-        console.print(f"  [{n}] {passage.title}{heading}  {passage.chunk.source}")
+        console.print(escape(f"  [{n}] {passage.title}{heading}  {passage.chunk.source}"))
     stages = ", ".join(f"{k} {v:.2f} s" for k, v in result.stages_s.items())
     console.print(f"trace {result.trace_id}: {stages}")

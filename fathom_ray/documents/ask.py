@@ -12,6 +12,9 @@
    of a multi-hop question). At most ``FOLLOW_UPS``; ``reflect=False`` skips the stage.
 5. Evidence: passages de-duplicated, capped at ``MAX_PASSAGES``, numbered; the judge answers from
    them alone and every citation must quote its numbered passage (one that does not is dropped).
+6. Answer (``answering``): a line per part first, then the claims, each with its ``[n]``, each
+   passage cited once; a question asking for several obligations or steps is answered by the
+   enumerated list its first cited quote sits in, read on into the neighbouring chunks (``lists``).
 
 Every request has a trace id, stage timings and the judge's token count and cost.
 """
@@ -26,6 +29,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from fathom_ray.documents.answering import NOTHING, Cited, Composed, Line, compose, held_quotes, unanswered
+from fathom_ray.documents.lists import Listed, asks_for_list, list_at, whole_list
 from fathom_ray.documents.models import DocumentHit
 from fathom_ray.errors import InvalidRequestError
 from fathom_ray.evidence.decompose import decompose, standalone
@@ -47,13 +52,6 @@ READ_PER_SEARCH = 3  # passages of each search the judge reads to reflect
 
 
 @dataclass(frozen=True, slots=True)
-class Cited:
-    number: int  # the passage it cites, from 1
-    claim: str
-    evidence: str
-
-
-@dataclass(frozen=True, slots=True)
 class AskResult:
     trace_id: str
     question: str
@@ -66,6 +64,7 @@ class AskResult:
     usage: Usage = field(default_factory=Usage)
     judge_failure: str = ""
     asked_as: str = ""  # the question as searched: with an earlier turn's subject when it leaned on one
+    answers: tuple[Line, ...] = ()  # the answer lines: a part's span, or an item of a listed answer
 
 
 StageHook = Callable[[str, dict[str, Any]], None]
@@ -183,20 +182,21 @@ async def ask(
     if on_stage is not None:
         on_stage("passages", {"passages": [passage_record(n, p) for n, p in enumerate(found.passages, 1)]})
     clock = time.monotonic()
-    answer, citations, usage, failure = await _answer(asked, found.passages, judge)
+    composed, usage, failure = await _answer(asked, found.passages, judge, store)
     stages = {**found.stages_s, "answer": time.monotonic() - clock}
     return AskResult(
         trace_id,
         question,
-        answer,
-        citations,
-        found.passages,
+        composed.text,
+        composed.citations,
+        composed.passages,
         found.parts,
         found.follow_ups,
         {k: round(v, 4) for k, v in stages.items()},
         usage,
         failure,
         asked,
+        composed.answers,
     )
 
 
@@ -290,10 +290,10 @@ def evidence(kept: Sequence[Sequence[DocumentHit]]) -> list[DocumentHit]:
 
 
 async def _answer(
-    question: str, passages: Sequence[DocumentHit], judge: JudgePort
-) -> tuple[str, tuple[Cited, ...], Usage, str]:
+    question: str, passages: Sequence[DocumentHit], judge: JudgePort, store: DocumentSearch
+) -> tuple[Composed, Usage, str]:
     if not passages:
-        return "No passage of the documents bears on the question.", (), Usage(), ""
+        return unanswered(NOTHING, passages), Usage(), ""
     pages = [
         ExtractedPage(p.chunk.source, " / ".join(x for x in (p.title, p.chunk.heading) if x), p.chunk.text)
         for p in passages
@@ -302,10 +302,24 @@ async def _answer(
     reply: answers.SinglePassAnswer | None = judged.answer
     if reply is None:
         failure = f"{judged.failure.kind}: {judged.failure.detail}" if judged.failure else "no answer"
-        return "The judge gave no answer.", (), judged.usage, failure
-    cited = tuple(
-        Cited(c.source, c.claim, c.evidence)
-        for c in reply.citations
-        if 1 <= c.source <= len(passages) and c.evidence in passages[c.source - 1].chunk.text
-    )
-    return reply.answer, cited, judged.usage, ""
+        return unanswered("The judge gave no answer.", passages), judged.usage, failure
+    listed = await listed_answer(question, passages, reply, store) if asks_for_list(question) else []
+    return compose(question, passages, reply, listed), judged.usage, ""
+
+
+async def listed_answer(
+    question: str, passages: Sequence[DocumentHit], reply: answers.SinglePassAnswer, store: DocumentSearch
+) -> list[Listed]:
+    """The enumerated list the first cited quote sits in, whole; empty when no quote is in a list
+    of two items or more."""
+    by_source = {p.chunk.source: p for p in passages}
+    for quote in held_quotes(reply, passages):
+        if quote is None:
+            continue
+        hit = by_source[quote.source]
+        run = list_at(hit, quote.start)
+        if run is not None:
+            items = await whole_list(store, hit, run)
+            if len(items) >= 2:
+                return items
+    return []

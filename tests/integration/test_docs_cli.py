@@ -83,7 +83,10 @@ def test_ask_answers_with_cited_passages_and_a_trace(tmp_path: Path, monkeypatch
     answered = runner.invoke(app, ["ask", "Which SQLite version added WAL mode?", "--json"])
     assert answered.exit_code == 0, answered.output
     payload = json.loads(answered.output[answered.output.index("{") :])
-    assert "3.7.0" in payload["answer"]
+    assert payload["answer"].startswith("3.7.0 [1]")
+    assert [(a["item"], a["answer"], a["passages"], a["status"]) for a in payload["answers"]] == [
+        ("Q1", "3.7.0", [1], "answered")
+    ]
     assert payload["citations"][0]["evidence"] == "WAL mode was added to SQLite in version 3.7.0."
     assert payload["passages"][0].startswith("doc://")
     assert set(payload["stages_s"]) >= {"plan", "search", "rerank", "answer"}

@@ -86,6 +86,16 @@ def test_upload_list_ask_and_delete(client: TestClient) -> None:
     quoted = body["passages"][body["citations"][0]["passage"] - 1]["text"]
     assert body["citations"][0]["evidence"] in quoted
     assert body["passages"][0]["source"] == f"doc://{document_id}#0"
+    assert body["answer"].startswith("3.7.0 [1]")  # the answer first, cited inline
+    assert body["answers"] == [
+        {
+            "item": "Q1",
+            "question": "Which SQLite version added WAL mode?",
+            "answer": "3.7.0",
+            "passages": [1],
+            "status": "answered",
+        }
+    ]
     assert len(body["trace_id"]) == 16
     assert set(body["stages_s"]) >= {"plan", "search", "rerank", "answer"}
 
@@ -98,7 +108,9 @@ def test_upload_list_ask_and_delete(client: TestClient) -> None:
     events = sse(streamed.text)
     kinds = [kind for kind, _ in events]
     assert kinds == ["plan", "search", "rerank", "reflect", "passages", "answer", "complete"]
-    assert "3.7.0" in str(events[kinds.index("answer")][1]["answer"])
+    answered = events[kinds.index("answer")][1]
+    assert "3.7.0" in str(answered["answer"])
+    assert answered["answers"] == body["answers"]
 
     assert client.delete(f"/documents/{document_id}").json() == {"id": document_id, "status": "removed"}
     assert client.delete(f"/documents/{document_id}").status_code == 404

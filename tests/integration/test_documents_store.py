@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
@@ -180,6 +181,41 @@ def test_ask_cites_numbered_passages_that_hold_its_evidence(
     assert "9.9.9" not in result.answer
     assert set(result.stages_s) == {"plan", "search", "rerank", "reflect", "answer"}
     assert len(result.trace_id) == 16
+
+
+APACHE = Path("/usr/share/common-licenses/Apache-2.0")  # the licence's text, as Debian ships it
+
+
+def test_a_question_for_obligations_is_answered_by_a_cited_list(
+    tmp_path: Path, store: QdrantDocumentStore, embedder: ThreadedEmbedder
+) -> None:
+    licence = tmp_path / "LICENSE-2.0.txt"
+    licence.write_text(APACHE.read_text())
+    add([licence], store, embedder)
+    question = "What must a redistributor of modified files do under the Apache License 2.0?"
+    result = asyncio.run(ask(question, service(store, embedder), embedder, evidence_judge(embedder)))
+    lines = result.answer.splitlines()
+    assert len(lines) == len(result.answers) >= 4
+    said = [" ".join(line.split()) for line in lines]
+    for wanted in (
+        "a copy of this License",
+        "modified files to carry prominent notices stating that You changed the files",
+        "You must retain",
+        'If the Work includes a "NOTICE" text file',
+    ):
+        (line,) = [s for s in said if wanted in s]
+        assert re.search(r"\[\d\]$", line), line  # each item cited
+    numbers = [c.number for c in result.citations]
+    assert len(numbers) == len(set(numbers))  # no passage cited twice
+    quotes = [" ".join(c.evidence.split()) for c in result.citations]
+    assert len(quotes) == len(set(quotes))
+    for answer in result.answers:
+        (n,) = answer.passages
+        assert n in numbers
+        assert answer.answer in " ".join(result.passages[n - 1].chunk.text.split())
+    for cited in result.citations:
+        assert cited.evidence in result.passages[cited.number - 1].chunk.text
+    assert len(result.passages) <= 8
 
 
 def test_ask_follows_up_on_a_name_no_passage_holds(
