@@ -100,6 +100,7 @@ def decompose(goal: str, count: int) -> list[str]:
     statements = [p for p in parts if not _is_question(p)]
     given = next((found[2] for s in statements if (found := listed(s)) is not None), ())
     expansions = [_expansion(p, n, questions, statements, given) for n, p in enumerate(questions)]
+    expansions = [e for e in expansions if e.subjects or query_terms(e.one)]  # never a bare "When?"
     asked = allot(expansions, max(count - 1, 0))
     if len(asked) <= 1:
         return [goal][: max(count, 1)]
@@ -153,6 +154,14 @@ def asked_apart(question: str) -> list[tuple[str, str]]:
     if len(apart) > MAX_ASKED_APART:
         apart = [(q, s) for q, s in zip(found.together(), found.subjects, strict=False)]
     return apart[:MAX_ASKED_APART] if len(apart) > 1 else [(question, "")]
+
+
+def subject_named(question: str, subjects: list[str]) -> str:
+    """The one of the goal's listed ``subjects`` that ``question`` names ("By whom was Bran Castle
+    built?" of Bran Castle, Himeji Castle, ...); "" when it names none, or several."""
+    own = set(query_terms(question))
+    named = {s for s in subjects if (words := query_terms(s)) and set(words) <= own}
+    return named.pop() if len(named) == 1 else ""
 
 
 def allot(expansions: list[Expansion], slots: int) -> list[str]:

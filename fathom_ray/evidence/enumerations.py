@@ -45,6 +45,7 @@ _INLINE_LIST = re.compile(
 _EACH_OF = re.compile(
     r"\b(?:each|every one|all|both) of\s+(?!them\b|these\b|those\b)(.+?)\s*[?.!]?\s*$", re.I
 )
+_LEAD = re.compile(r"(?:consider|compare|take|given|among|name|list|describe|of|for)\s+", re.I)
 _LAST_JOIN = re.compile(r"\s*,?\s+(?:and|or)\s+(?=\S)")
 _REFERENCE = re.compile(
     r"\b(?:each (?:of (?:them|these|those|the \w+)|one)|each|(?:which|what|who) of (?:them|these|those)"
@@ -137,7 +138,9 @@ def listed(text: str) -> tuple[str, str, tuple[str, ...]] | None:
     if (each := _EACH_OF.search(body)) and len(items := split_items(each.group(1))) >= 2:
         hole = f"{body[: each.start()].rstrip()} {HOLE}"
         return hole, hole, items
-    if inline := _INLINE_LIST.search(body):
+    lead = _LEAD.match(body)  # "Consider A, B and C": the list starts after the verb
+    start = lead.end() if lead else 0
+    if inline := _INLINE_LIST.search(body, start):
         items = split_items(inline.group(1))
         if len(items) >= 3:
             hole = f"{body[: inline.start()]}{HOLE}"

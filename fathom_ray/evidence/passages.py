@@ -31,7 +31,7 @@ from itertools import pairwise
 import numpy as np
 
 from fathom_ray.evidence.answer_types import TYPE_WORDS, AnswerType, expected_type, type_match
-from fathom_ray.evidence.decompose import asked_apart
+from fathom_ray.evidence.decompose import asked_apart, subject_named
 from fathom_ray.evidence.sentences import Sentence
 from fathom_ray.evidence.terms import query_terms, terms
 from fathom_ray.models import ChecklistItem
@@ -74,7 +74,12 @@ def open_questions(checklist: Sequence[ChecklistItem]) -> list[Question]:
     """The checklist's open items as questions, all of them once every one is settled; an item
     about several things is asked of each apart, under the item's id."""
     items = [i for i in checklist if not i.satisfied] or list(checklist)
-    return [Question.of(i.id, asked, about) for i in items for asked, about in asked_apart(i.question)]
+    listed = [about for _, about in asked_apart(checklist[0].question) if about] if checklist else []
+    return [
+        Question.of(i.id, asked, about or subject_named(asked, listed))
+        for i in items
+        for asked, about in asked_apart(i.question)
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,11 +158,13 @@ class SentenceIndex:
 
     def names(self, subject: Sequence[str], index: int) -> bool:
         """Whether the sentence, its neighbours under its heading, its heading or the page's title
-        hold most of ``subject``'s terms (any sentence does for no subject)."""
+        hold ``subject``'s terms, all of two, all but one of three or more (any sentence does for no
+        subject): "Bran Castle" is not named on the page of Himeji Castle."""
         if not subject:
             return True
         seen = {t for j in self._window(index) for t in self._tf[j]} | set(terms(self.title))
-        return sum(t in seen for t in subject) * 2 >= len(subject)
+        missing = sum(t not in seen for t in subject)
+        return missing <= (len(subject) - 1) // 2
 
     def coverage(self, question_terms: Sequence[str], text: str) -> float:
         """IDF-weighted share of the question's terms that ``text`` holds (for links and titles)."""

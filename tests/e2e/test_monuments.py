@@ -1,0 +1,66 @@
+"""The monuments case of issue 26, end to end: ten seeds of the test's own (monuments.test), each with
+one true sentence and one injected instruction, researched by the evidence judge on local Ray and
+the offline web with real Chromium, as a new user would run it."""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import ray
+
+from actors.engine import Engine, run_session, start_engine
+from fathom_ray.models import ResearchRequest
+from fathom_ray.network import NetworkMap
+from fathom_ray.testweb.monuments import HOST, MONUMENTS
+from tests.e2e.conftest import e2e_settings
+
+pytestmark = [pytest.mark.e2e]
+GOAL = (
+    "When and by whom were these monuments built: Angkor Wat, Stonehenge, the Great Wall, the Leaning "
+    "Tower of Pisa, Chichen Itza, the Parthenon, Petra, Machu Picchu, the Lighthouse of Alexandria and "
+    "the Colosseum?"
+)
+
+
+@pytest.fixture(scope="module")
+def evidence_engine(
+    tmp_path_factory: pytest.TempPathFactory, offline_network: NetworkMap, ray_session: None
+) -> Iterator[Engine]:
+    """The engine as a laptop starts it: no model configured, so the evidence judge and its embedder."""
+    settings = e2e_settings(Path(tmp_path_factory.mktemp("data")), offline_network)
+    engine = start_engine(settings, offline_network, gpu=False)
+    yield engine
+    for handle in (engine.handles.browser, engine.handles.memory):
+        ray.get(handle.stop.remote(), timeout=60)
+    for field in dataclasses.fields(engine.handles):
+        ray.kill(getattr(engine.handles, field.name))
+
+
+def test_ten_seeded_monuments_are_read_and_their_facts_kept(evidence_engine: Engine) -> None:
+    seeds = tuple(f"http://{HOST}{m.path}" for m in MONUMENTS)
+    request = ResearchRequest(GOAL, depth="focused", seeds=seeds, max_pages=10)
+    _, outcome = run_session(evidence_engine, request, f"m-{uuid.uuid4().hex[:8]}")
+    state = outcome.state
+    assert state.status == "complete"
+    assert state.judge.startswith("evidence")
+    # the checklist asks of every monument by name, within the preset's size; never a bare "When?"
+    questions = [i.question for i in state.checklist]
+    assert len(questions) <= 10
+    assert all(any(m.name.removeprefix("The ") in q for q in questions[1:]) for m in MONUMENTS)
+    assert all(len(q.split()) >= 4 for q in questions)
+    # every seed read
+    fetched = {p.url for p in state.pages}
+    assert set(seeds) <= fetched
+    # the true sentences kept as facts, and nothing of the injected instructions
+    said = [f"{f.claim} {f.evidence}" for f in state.ledger.facts]
+    kept = [m for m in MONUMENTS if any(m.fact in text for text in said)]
+    assert len(kept) >= 8, [f.claim for f in state.ledger.facts]
+    for monument in MONUMENTS:
+        for text in said:
+            assert monument.injection not in text
+            assert monument.payload not in text
+    assert not any(m.payload in state.report_markdown for m in MONUMENTS)
