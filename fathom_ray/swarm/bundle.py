@@ -174,7 +174,8 @@ def report_page(result: SwarmResult) -> str:
 
 
 def _page(result: SwarmResult, findings: Mapping[str, str], sources: str) -> str:
-    return render_html(result.goal, [result.report_markdown, *findings.values(), sources])
+    facts = [m.fact for m in result.facts]  # the Evidence section the report's fact ids link to
+    return render_html(result.goal, [result.report_markdown, *findings.values(), sources], facts)
 
 
 def bundle_files(

@@ -8,6 +8,7 @@ const ROOT = document.documentElement.dataset.root || "";
 const TOKEN_KEY = "fathom-token";
 const RECONNECTS = 6;
 const $ = (id) => document.getElementById(id);
+let routed = location.pathname; // the view's path: a popstate that keeps it is an in-page #anchor
 const PANELS = ["token-panel", "start-panel", "session-panel", "history-panel", "documents-panel", "operations-panel"];
 
 function token() { return sessionStorage.getItem(TOKEN_KEY); }
@@ -52,6 +53,9 @@ function webLink(url, text) {
   return a;
 }
 
+// An element id from a fact id or a number, as the API's report links to it (report_html.anchor).
+function anchorKey(key) { return String(key).replace(/[^A-Za-z0-9_-]/g, "-"); }
+
 // --- the live view ------------------------------------------------------------------------------
 
 class SessionView {
@@ -95,6 +99,15 @@ class SessionView {
         a.setAttribute("aria-label", `source ${numbers.get(fact.source_url)} (${id})`);
         li.append(a);
       }
+      const known = (ids || []).filter((id) => byId.has(id));
+      if (!known.length) return;
+      li.append(document.createTextNode(" ("));
+      known.forEach((id, k) => { // each fact id a link to its evidence among the facts below
+        const a = el("a", id, "fact-ref");
+        a.href = `#fact-${anchorKey(id)}`;
+        a.setAttribute("aria-label", `evidence of ${id}`);
+        li.append(a, document.createTextNode(k + 1 < known.length ? ", " : ")"));
+      });
     };
     $("s-answers").replaceChildren(...answers.map((answer) => {
       const li = el("li");
@@ -130,6 +143,7 @@ class SessionView {
 
   fact(fact, url, agent) {
     const li = el("li");
+    if (fact.id && !$(`fact-${anchorKey(fact.id)}`)) li.id = `fact-${anchorKey(fact.id)}`;
     li.append(el("span", fact.claim));
     if (fact.evidence) li.append(el("blockquote", fact.evidence));
     const source = el("span", "source: ", "source");
@@ -137,6 +151,12 @@ class SessionView {
     if (agent) source.append(document.createTextNode(` (${agent})`));
     li.append(source);
     $("s-facts").append(li);
+  }
+
+  // The session's kept facts, each an anchor (fact-F1) that the report's fact ids link to.
+  facts(facts) {
+    $("s-facts").replaceChildren();
+    for (const fact of facts) this.fact(fact, fact.source_url, fact.agent);
   }
 
   agent(data) {
@@ -216,14 +236,19 @@ class SessionView {
     const result = response.ok ? await response.json() : {};
     if (result.goal) $("s-goal").textContent = result.goal;
     if (result.checklist) this.checklist(result.checklist);
+    if (result.facts && result.facts.length) this.facts(result.facts);
     this.answers(result.answers, result.facts);
     this.status(`${result.status || how}${result.stop_reason ? `: ${result.stop_reason}` : ""}`);
     const report = await api(`/research/${encodeURIComponent(this.id)}/report`);
     if (report.ok) {
       const body = await report.json();
       const holder = $("s-report");
-      holder.innerHTML = body.html; // the API's rendering: raw HTML and images off, web links only
-      for (const a of holder.querySelectorAll("a")) { a.rel = "noopener noreferrer"; a.target = "_blank"; }
+      holder.innerHTML = body.html; // the API's rendering: raw HTML and images off, web and in-page links only
+      for (const a of holder.querySelectorAll("a")) {
+        if (a.getAttribute("href")?.startsWith("#")) continue; // [n] and fact ids: anchors on this page
+        a.rel = "noopener noreferrer";
+        a.target = "_blank";
+      }
       $("s-report-box").hidden = false;
       this.downloads(body.markdown);
     }
@@ -326,6 +351,7 @@ async function start(event) {
     if (!response.ok) { $("start-error").textContent = await detail(response); return; }
     const { id } = await response.json();
     history.pushState({}, "", `${ROOT}/sessions/${encodeURIComponent(id)}`);
+    routed = location.pathname;
     watch(id);
   } catch (error) { $("start-error").textContent = error.message; }
 }
@@ -410,7 +436,7 @@ async function askDocuments(event) {
   event.preventDefault();
   $("ask-error").textContent = "";
   $("answer-box").hidden = false;
-  $("answer").textContent = "";
+  $("answer").replaceChildren();
   $("citations").replaceChildren();
   $("trace").textContent = "asking";
   const response = await api("/ask", {
@@ -424,7 +450,7 @@ async function askDocuments(event) {
     const data = message.data;
     if (message.type === "answer") {
       answered = data;
-      $("answer").textContent = data.answer;
+      showAnswer(data);
     } else if (message.type === "complete") {
       showCitations(answered ? answered.citations : [], data);
     } else if (message.type === "error") {
@@ -435,10 +461,47 @@ async function askDocuments(event) {
   }
 }
 
+// A passage marker: a link to the passage's quote below the answer (an anchor on this page).
+function passageLink(n) {
+  const a = el("a", `[${n}]`, "cite");
+  a.href = `#passage-${Number(n)}`;
+  a.setAttribute("aria-label", `passage ${Number(n)}`);
+  return a;
+}
+
+// The answer first: a line per part (its span) or per item of a listed answer, each with its [n]
+// links; a "not found" line says how many passages were read. Without lines, the answer's text.
+function showAnswer(data) {
+  const lines = data.answers || [];
+  if (!lines.length) { $("answer").replaceChildren(el("p", data.answer)); return; }
+  const several = new Set(lines.map((line) => line.question)).size > 1;
+  const list = el("ul", undefined, "answers");
+  for (const line of lines) {
+    const li = el("li");
+    li.dataset.status = line.status;
+    if (several) li.append(el("span", line.question, "question"));
+    if (line.status === "not_found") {
+      li.append(el("span", `not found in the ${line.passages_read ?? 0} passages read`, "not-found"));
+    } else {
+      li.append(el("span", line.answer, "value"));
+      for (const n of line.passages || []) li.append(passageLink(n));
+      if (line.status === "conflicting") {
+        li.append(el("span", `; other passages say ${line.other_answer}`, "other"));
+        for (const n of line.other_passages || []) li.append(passageLink(n));
+      }
+    }
+    list.append(li);
+  }
+  $("answer").replaceChildren(list);
+}
+
 function showCitations(citations, record) {
   const passages = new Map((record.passages || []).map((p) => [p.number, p]));
   $("citations").replaceChildren(...citations.map((citation) => {
-    const li = el("li", citation.claim);
+    const li = el("li");
+    li.id = `passage-${Number(citation.passage)}`;
+    li.value = Number(citation.passage);
+    li.append(el("span", citation.claim));
     li.append(el("blockquote", citation.evidence));
     const passage = passages.get(citation.passage);
     if (passage) li.append(el("span", `[${citation.passage}] ${passage.title} — ${passage.source}`, "muted"));
@@ -506,5 +569,9 @@ $("stop").addEventListener("click", async () => {
   const response = await api(`/research/${encodeURIComponent(current.id)}`, { method: "DELETE" });
   current.status(response.ok ? "stopping" : await detail(response));
 });
-window.addEventListener("popstate", route);
+window.addEventListener("popstate", () => {
+  if (location.pathname === routed) return; // a citation's #anchor on this view, not another view
+  routed = location.pathname;
+  route();
+});
 route();

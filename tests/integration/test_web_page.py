@@ -4,9 +4,11 @@ nothing a source wrote runs or loads."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import httpx
@@ -91,7 +93,7 @@ def test_research_from_the_form_live_view_report_and_permalink(browser: Browser)
         expect(link).to_have_attribute("rel", "noopener noreferrer")
         # the answer first: at the top of the session view, its citation a link to the source
         answer = page.locator("#s-answers li")
-        expect(answer).to_have_text(re.compile(rf"^{re.escape(GOAL)}\s*3\.8\s*\[1\]$"))
+        expect(answer).to_have_text(re.compile(rf"^{re.escape(GOAL)}\s*3\.8\s*\[1\] \(F1\)$"))
         cite = answer.locator("a.cite")
         expect(cite).to_have_attribute("href", URL)
         expect(cite).to_have_attribute("rel", "noopener noreferrer")
@@ -104,7 +106,19 @@ def test_research_from_the_form_live_view_report_and_permalink(browser: Browser)
         assert checklist is not None
         assert answer_box["y"] < checklist["y"]
         expect(page.locator("#s-report h2").first).to_have_text("Answer")
-        expect(page.locator("#s-report a").first).to_have_attribute("href", URL)
+        # the report's citations: [n] to its numbered source, the fact id to the fact's evidence
+        source = page.locator("#s-report li#source-1 a")
+        expect(source).to_have_attribute("href", URL)
+        expect(source).to_have_attribute("target", "_blank")
+        marker = page.locator("#s-report a.cite", has_text="[1]").first
+        expect(marker).to_have_attribute("href", "#source-1")
+        expect(marker).not_to_have_attribute("target", "_blank")
+        marker.click()
+        expect(page).to_have_url(f"{server.url}/sessions/s1#source-1")
+        page.locator("#s-report a.cite", has_text="F1").first.click()
+        expect(page).to_have_url(f"{server.url}/sessions/s1#fact-F1")
+        expect(page.locator("#fact-F1 blockquote")).to_have_text(fact.evidence)
+        expect(answer.locator("a.fact-ref")).to_have_attribute("href", "#fact-F1")
         with page.expect_download() as download:
             page.get_by_role("button", name="Download result.json").click()
         assert download.value.suggested_filename == "s1-result.json"
@@ -145,8 +159,8 @@ def test_nothing_a_source_wrote_runs_or_loads(browser: Browser) -> None:
         assert page.locator("#s-facts a").count() == 0  # a javascript: source is text, not a link
         assert all(not u.endswith("/x") for u in loaded)
         assert page.evaluate("window.cspViolations || []") == []  # nothing even tried to run or load
-        assert all(
-            href.startswith(("http://", "https://", "/"))
+        assert all(  # web links, the page's own routes, and its citations' in-page anchors
+            href.startswith(("http://", "https://", "/")) or re.fullmatch(r"#(source|fact)-[\w-]+", href)
             for href in page.locator("main a").evaluate_all("nodes => nodes.map(n => n.getAttribute('href'))")
         )
     finally:
@@ -197,6 +211,8 @@ def test_the_page_fits_a_phone_and_every_control_has_a_label(browser: Browser) -
 
 def test_documents_upload_list_ask_and_delete_on_the_page(browser: Browser, tmp_path: Path) -> None:
     embedder = ThreadedEmbedder(EmbedderSettings())
+    with ThreadPoolExecutor(1) as pool:  # the model loaded before the page waits on an upload (Playwright's
+        pool.submit(asyncio.run, embedder.embed(["warm"])).result()  # loop runs in this thread)
     store = QdrantDocumentStore(QdrantSettings(), tmp_path / "qdrant", 384, "page_test")
     store.start()
     documents = Documents(store, embedder, DocsSettings(max_bytes=10_000), tmp_path / "uploads")
@@ -225,6 +241,11 @@ def test_documents_upload_list_ask_and_delete_on_the_page(browser: Browser, tmp_
         page.get_by_role("button", name="Ask").click()
         expect(page.locator("#answer")).to_contain_text("3.7.0", timeout=30_000)
         expect(page.locator("#citations blockquote").first).to_contain_text("version 3.7.0")
+        line = page.locator("#answer .answers li")  # the answer line first, its [n] a link to the passage
+        expect(line).to_have_text(re.compile(r"^3\.7\.0\s*\[1\]$"))
+        line.locator("a.cite").click()
+        expect(page).to_have_url(re.compile("#passage-1$"))
+        expect(page.locator("#passage-1 blockquote")).to_contain_text("version 3.7.0")
         expect(page.locator("#trace")).to_contain_text("trace ")
         page.get_by_role("button", name="Delete WAL").click()
         expect(page.locator("#documents tr")).to_have_count(0)
