@@ -63,7 +63,8 @@ def main() -> None:
             out = base / f"{name}-{depth}"
             if args.source is None and not (out / "summary.json").is_file():
                 _eval(SETS[name], depth, out, args.llm)
-            runs[name, depth] = out
+            if (out / "summary.json").is_file():  # with --from, a run never made is left out
+                runs[name, depth] = out
     readme = base / "readme"
     if args.source is None and not (readme / "result.json").is_file():
         _readme(readme, args.llm)
