@@ -21,6 +21,7 @@ JsonValue: TypeAlias = "str | int | float | bool | list[JsonValue] | dict[str, J
 GOAL_MIN_CHARS = 5
 GOAL_MAX_CHARS = 2_000
 MAX_SEEDS = 20
+MAX_PAGES = max(preset.max_pages for preset in PRESETS.values())  # the most any request may fetch
 SOURCES = ("web", "documents")
 
 
@@ -62,6 +63,8 @@ class ResearchRequest:
             value = getattr(self, name)
             if value is not None and value < 1:
                 raise InvalidRequestError(name, f"must be >= 1, got {value}")
+        if self.max_pages is not None and self.max_pages > MAX_PAGES:
+            raise InvalidRequestError("max_pages", f"at most {MAX_PAGES}, got {self.max_pages}")
 
     @property
     def time_limit_s(self) -> float:
@@ -76,9 +79,8 @@ class ResearchRequest:
 
     @property
     def page_limit(self) -> int:
-        """The preset's page budget, lowered by ``max_pages`` when given."""
-        preset_pages = PRESETS[self.depth].max_pages
-        return preset_pages if self.max_pages is None else min(preset_pages, self.max_pages)
+        """The preset's page budget, or ``max_pages`` when given (a user's "fetch 10" is 10 at any depth)."""
+        return PRESETS[self.depth].max_pages if self.max_pages is None else self.max_pages
 
 
 @dataclass(frozen=True, slots=True)

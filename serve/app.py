@@ -21,7 +21,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import AnyHttpUrl, BaseModel, ConfigDict, Field, model_validator
 
 from fathom_ray.errors import FathomError, SessionNotFoundError
-from fathom_ray.models import GOAL_MAX_CHARS, GOAL_MIN_CHARS, MAX_SEEDS, ResearchRequest
+from fathom_ray.models import GOAL_MAX_CHARS, GOAL_MIN_CHARS, MAX_PAGES, MAX_SEEDS, ResearchRequest
 from fathom_ray.presets import DEFAULT_DEPTH
 from fathom_ray.report_html import render_fragment
 from fathom_ray.results import result_document, status_document
@@ -58,7 +58,7 @@ class ResearchBody(BaseModel):
     sources: list[Source] = Field(
         default_factory=_web_only, min_length=1, description="where pages come from"
     )
-    max_pages: int | None = Field(default=None, ge=1)
+    max_pages: int | None = Field(default=None, ge=1, le=MAX_PAGES)
     n: int | None = Field(default=None, ge=1)  # accepted for the original service's clients; unused
     keep_running: bool = Field(
         default=False, description="keep the session when a streaming client disconnects"

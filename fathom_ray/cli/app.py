@@ -27,7 +27,7 @@ from fathom_ray.cli.research import answer_lines, run_research, run_swarm, serve
 from fathom_ray.cli.running import fail, serve_until_interrupted, settings_or_exit
 from fathom_ray.cli.web import build_index, run_search
 from fathom_ray.errors import FathomError, InvalidRequestError
-from fathom_ray.models import ResearchRequest
+from fathom_ray.models import MAX_PAGES, ResearchRequest
 from fathom_ray.network import NetworkMap, settings_for
 from fathom_ray.presets import PRESETS
 from fathom_ray.results import write_results
@@ -146,7 +146,9 @@ def research(  # noqa: PLR0917 (one parameter per command-line option)
     address: Annotated[
         str | None, typer.Option(help="An existing Ray cluster (default: a local one).")
     ] = None,
-    max_pages: Annotated[int | None, typer.Option(min=1, help="Fetch at most this many pages.")] = None,
+    max_pages: Annotated[
+        int | None, typer.Option(min=1, max=MAX_PAGES, help="The page budget (default: the depth's).")
+    ] = None,
     time_budget: Annotated[
         float | None, typer.Option(min=1, help="Start no round after this many seconds.")
     ] = None,

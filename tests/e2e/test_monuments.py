@@ -15,6 +15,7 @@ import ray
 from actors.engine import Engine, run_session, start_engine
 from fathom_ray.models import ResearchRequest
 from fathom_ray.network import NetworkMap
+from fathom_ray.presets import get_preset
 from fathom_ray.testweb.monuments import HOST, MONUMENTS
 from tests.e2e.conftest import e2e_settings
 
@@ -42,6 +43,7 @@ def evidence_engine(
 
 def test_ten_seeded_monuments_are_read_and_their_facts_kept(evidence_engine: Engine) -> None:
     seeds = tuple(f"http://{HOST}{m.path}" for m in MONUMENTS)
+    # the case as a user typed it: focused, with a page budget of 10 (above the preset's 8)
     request = ResearchRequest(GOAL, depth="focused", seeds=seeds, max_pages=10)
     _, outcome = run_session(evidence_engine, request, f"m-{uuid.uuid4().hex[:8]}")
     state = outcome.state
@@ -49,7 +51,7 @@ def test_ten_seeded_monuments_are_read_and_their_facts_kept(evidence_engine: Eng
     assert state.judge.startswith("evidence")
     # the checklist asks of every monument by name, within the preset's size; never a bare "When?"
     questions = [i.question for i in state.checklist]
-    assert len(questions) <= 10
+    assert len(questions) <= get_preset(request.depth).checklist_size
     assert all(any(m.name.removeprefix("The ") in q for q in questions[1:]) for m in MONUMENTS)
     assert all(len(q.split()) >= 4 for q in questions)
     # every seed read

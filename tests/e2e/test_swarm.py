@@ -52,7 +52,7 @@ def test_a_swarm_runs_its_researchers_and_writes_its_ledger(scripted_engine: tup
     engine, judge = scripted_engine
     ray.get(judge.configure.remote(questions=[GOAL, *PARTS]))
     swarm_id = f"w-{uuid.uuid4().hex[:8]}"
-    report = run_swarm(engine, ResearchRequest(GOAL, depth="quick", max_pages=6), swarm_id, 2)
+    report = run_swarm(engine, ResearchRequest(GOAL, depth="quick", max_pages=3), swarm_id, 2)
     result = report.result
     complete = {a["agent"] for a in result.agents if a["status"] == "complete"}
     assert {"r1-researcher-1", "r1-researcher-2"} <= complete
@@ -103,7 +103,7 @@ def assert_bundle(files: dict[str, str], pdf: bytes | None, kept: Path) -> None:
 
 
 def test_killing_the_coordinator_leaves_no_actor_of_the_swarm(scripted_engine: tuple[Engine, Any]) -> None:
-    swarm_id, coordinator, _ = started(scripted_engine, ResearchRequest(GOAL, depth="focused", max_pages=12))
+    swarm_id, coordinator, _ = started(scripted_engine, ResearchRequest(GOAL, depth="focused", max_pages=8))
     done = coordinator.run.remote()
     wait_until(lambda: alive(swarm_id), 120)
     assert alive(swarm_id)  # its researchers run, by name
@@ -121,7 +121,7 @@ def test_cancelling_a_swarm_ends_its_researchers_and_ships_what_it_has(
     scripted_engine: tuple[Engine, Any],
 ) -> None:
     swarm_id, coordinator, settings = started(
-        scripted_engine, ResearchRequest(GOAL, depth="focused", max_pages=12)
+        scripted_engine, ResearchRequest(GOAL, depth="focused", max_pages=8)
     )
     done = coordinator.run.remote()
     wait_until(lambda: alive(swarm_id), 120)
@@ -161,7 +161,7 @@ def test_killing_one_researcher_reassigns_its_sub_goal_and_the_bundle_still_ship
 
 
 def test_a_researcher_not_ready_in_time_is_killed_and_recorded(scripted_engine: tuple[Engine, Any]) -> None:
-    request = ResearchRequest(GOAL, depth="quick", max_pages=4)
+    request = ResearchRequest(GOAL, depth="quick", max_pages=3)
     swarm = SwarmSettings(replan_rounds=0, ready_s=0.001)
     swarm_id, coordinator, settings = started(scripted_engine, request, swarm)
     report = ray.get(coordinator.run.remote(), timeout=300)

@@ -19,7 +19,9 @@ def test_request_is_checked_and_normalised() -> None:
     assert request.goal == "When was SQLite's WAL mode added?"
     assert request.seeds == ("http://www.sqlite.test/wal.html",)
     assert request.page_limit == 2
-    assert ResearchRequest("a goal of sorts", depth="quick", max_pages=50).page_limit == 3
+    assert ResearchRequest("a goal of sorts", depth="quick").page_limit == 3
+    # the user's page budget holds at any depth, above the preset's too
+    assert ResearchRequest("a goal of sorts", depth="focused", max_pages=10).page_limit == 10
 
 
 @pytest.mark.parametrize(
@@ -31,6 +33,7 @@ def test_request_is_checked_and_normalised() -> None:
         ({"goal": "valid goal", "seeds": ("ftp://a.example/",)}, "seeds"),
         ({"goal": "valid goal", "seeds": tuple(f"http://a{i}.example/" for i in range(21))}, "seeds"),
         ({"goal": "valid goal", "max_pages": 0}, "max_pages"),
+        ({"goal": "valid goal", "max_pages": 201}, "max_pages"),
     ],
 )
 def test_request_rejects_bad_input_naming_the_field(kwargs: dict[str, object], field: str) -> None:
