@@ -24,9 +24,9 @@ def test_a_batch_runs_resumes_and_reports_bad_lines(
     questions.write_text(
         '{"id": "q1", "question": "Which Python version introduced assignment expressions?"}\n'
         "not json\n"
-        '{"id": "q2", "question": "When did SQLite add write-ahead logging?", "max_pages": 2}\n'
+        '{"id": "q2", "question": "When did SQLite add write-ahead logging?", "max_pages": 1}\n'
         '{"id": "q3", "question": "hey"}\n'
-        '{"id": "q 4", "question": "Which PEP added assignment expressions?", "agents": 2, "max_pages": 4}\n'
+        '{"id": "q 4", "question": "Which PEP added assignment expressions?", "agents": 2, "max_pages": 1}\n'
         '{"id": "q5", "question": "Which PEP added assignment expressions?", "agents": 99}\n'
     )
     messages: list[str] = []

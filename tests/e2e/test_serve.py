@@ -197,7 +197,7 @@ def test_hanging_up_cancels_unless_asked_to_keep_running(api_url: str) -> None:
 
 
 def test_a_swarm_streams_its_agents_and_ships_its_bundle_through_serve(api_url: str) -> None:
-    body = {**GOAL, "mode": "swarm", "agents": 2, "max_pages": 4}
+    body = {**GOAL, "mode": "swarm", "agents": 2, "max_pages": 1}
     with httpx.Client(base_url=api_url, timeout=120) as client:
         with client.stream("POST", "/research", json=body, headers={"Accept": "text/event-stream"}) as stream:
             swarm_id = stream.headers["x-session-id"]
