@@ -48,12 +48,13 @@ from fathom_ray.session_events import EventLog
 from fathom_ray.session_state import CANCELLED, COMPLETE, RUNNING, PageRecord, SessionState
 from fathom_ray.settings import ResearchSettings
 from fathom_ray.term_match import match_scores
-from fathom_ray.urls import canonical_or_none, document_chunk, domain_of
+from fathom_ray.urls import canonical_or_none, document_chunk, domain_of, names_site
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
 EXPLORING_PAGES = 30  # the `standard` preset's page budget
 LEAD_DEPTH = 3  # a lead query's results that may lead
+LEAD_SLOTS = 1  # a later round's pages that go to leads while the goal's own results last
 
 
 class BrowserCalls(Protocol):
@@ -362,14 +363,26 @@ class ResearchSession:
         lexical = match_scores(texts, foci)
         relevance = {u: max(row[i] for row in lexical) for i, u in enumerate(urls)}
         qualities = await self._s.memory.domain_qualities(sorted({domain_of(u) for u in urls}))
-        # Seeds first, in the order given; then, in the first round, what one pass would read (the
-        # goal's own search results, best first: the loop starts where a single pass ends, never below
-        # it); then the newest discovery queries' leads (the multi-hop step). The ranking fills the rest.
+        # Seeds first, in the order given; then what one pass would read (the goal's own search
+        # results, best first) is the backbone of every round: measured on questions never tuned on,
+        # the engine's ranking of the goal beats every other source of pages (docs/eval/README.md).
+        # From the second round on, ``LEAD_SLOTS`` of each batch go to the newest discovery's leads
+        # that cross to a site the goal names and the session has not read (the multi-hop step that
+        # one search misses: its results keep to one site); once the goal's results run out, every
+        # lead and then the ranking fill the batch.
         waiting = {c.url: c for c in pending}
-        opening = self._seed_urls(waiting) + (self._goal_results(waiting) if self.state.round == 1 else [])
-        leads = self._lead_urls(waiting)
-        if set(leads) & set(opening[:n]) or len(opening) < n:  # leads left out wait for the next round
-            self._leads = []
+        seeds = self._seed_urls(waiting)
+        opening = [*seeds, *self._goal_results(waiting)]
+        leads: list[str] = []
+        if self.state.round > 1 and not seeds:
+            picks = self._lead_urls(waiting)
+            if len(opening) >= n:  # beside the goal's results, only a lead to a site not read yet
+                taken = [url for _, url in picks if self._bridges(url)][:LEAD_SLOTS]
+            else:
+                taken = [url for _, url in picks]
+            leads = taken[:n]
+            self._leads = [query for query, url in picks if url not in leads]  # they wait their turn
+        first = list(dict.fromkeys([*opening[: max(0, n - len(leads))], *leads, *opening]))
         batch = rank_and_sample(
             pending,
             similarity=similarity,
@@ -378,8 +391,9 @@ class ResearchSession:
             n=n,
             temperature=self._temperature(),
             rng=self._rng(2),
-            first=[*opening, *leads],
-            # seeds and the first round's opening take the whole batch; later leads all but one slot
+            first=first,
+            # seeds, the goal's results and the leads take the whole batch while they last; leads
+            # alone, all but one slot (the rest is the ranking's)
             lead_slots=n if opening or self.state.round == 1 else None,
         )
         self.events.emit(
@@ -403,18 +417,23 @@ class ResearchSession:
         """The goal's own search results still waiting, in the search engine's order."""
         return [u for u in self._rankings.get(self._goal, []) if u in waiting]
 
-    def _lead_urls(self, waiting: Mapping[str, Candidate]) -> list[str]:
-        """In query order, one lead per query of the latest discovery: among its first
-        ``LEAD_DEPTH`` results still waiting that no query before it took, the one whose title is
-        most what the query asks (``title_match``), the engine's order breaking ties. Two parts'
+    def _bridges(self, url: str) -> bool:
+        """Whether a lead crosses to another site the goal names: none of its pages read yet."""
+        read = {domain_of(p.url) for p in self.state.pages if p.status == "ok"}
+        return domain_of(url) not in read and names_site(self._goal, url)
+
+    def _lead_urls(self, waiting: Mapping[str, Candidate]) -> list[tuple[str, str]]:
+        """In query order, one lead per query of the latest discovery, as (query, url): among its
+        first ``LEAD_DEPTH`` results still waiting that no query before it took, the one whose title
+        is most what the query asks (``title_match``), the engine's order breaking ties. Two parts'
         queries that find one page first lead to it and to the second one's next."""
-        leads: list[str] = []
+        leads: list[tuple[str, str]] = []
         for query in self._leads:
             ranking = self._rankings.get(query, [])[:LEAD_DEPTH]
-            options = [u for u in ranking if u in waiting and u not in leads]
+            options = [u for u in ranking if u in waiting and u not in {url for _, url in leads}]
             if options:
                 named = {u: title_match(waiting[u].title, query) for u in options}
-                leads.append(max(options, key=lambda u: (named[u], -options.index(u))))
+                leads.append((query, max(options, key=lambda u: (named[u], -options.index(u)))))
         return leads
 
     def _foci(self) -> list[str]:

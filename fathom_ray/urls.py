@@ -142,3 +142,26 @@ def domain_of(url: str) -> str:
     """The host a URL's productivity is counted under: canonical, without a leading ``www.``."""
     host = urlsplit(canonicalize(url)).hostname or ""
     return host.removeprefix("www.")
+
+
+_SITE_FILLER = frozenset(
+    {"www", "docs", "doc", "test", "com", "org", "net", "io", "en", "latest", "stable", "readthedocs"}
+    | {"help", "manual", "html", "software", "api"}
+)
+
+
+def site_words(url: str) -> frozenset[str]:
+    """The words that name a page's site: its host's labels and its first two folders, without
+    the usual filler (``docs.djangoproject.test`` -> djangoproject; ``www.gnu.test/software/bash/``
+    -> gnu, bash)."""
+    parts = urlsplit(url)
+    folders = [s for s in parts.path.split("/")[1:3] if "." not in s]  # folders, not files
+    words = {w.lower() for w in [*(parts.hostname or "").split("."), *folders] if len(w) >= 3 and w.isalpha()}
+    return frozenset(words - _SITE_FILLER)
+
+
+def names_site(text: str, url: str) -> bool:
+    """Whether ``text`` names the site of ``url``: one of its site words, or a word of four letters
+    or more that begins one ("Django" names docs.djangoproject.test)."""
+    said = set(re.findall(r"[a-z0-9]+", text.lower()))
+    return any(w in said or any(len(t) >= 4 and w.startswith(t) for t in said) for w in site_words(url))

@@ -10,6 +10,11 @@ the settings pick (`--llm KEY=VALUE` to choose); the tables say which.
     .venv/bin/python scripts/bench_eval.py [--depth quick --depth focused] [--set dev --set held-out]
     .venv/bin/python scripts/bench_eval.py --from DIR   # the tables of runs already made into DIR
     .venv/bin/python scripts/bench_eval.py --into DIR   # make the runs DIR lacks, then the tables
+    .venv/bin/python scripts/bench_eval.py --seed 7 --seed 8 --seed 9   # fathom-ray over 3 seeds
+
+With seeds, the first seed's runs hold both methods (the baseline does not sample) and every further
+seed runs fathom-ray alone into DIR/seed-N/; the tables give fathom-ray's mean over the seeds and its
+spread (lowest and highest).
 """
 
 from __future__ import annotations
@@ -41,6 +46,7 @@ METRICS = (
     "evidence_recall",
     "citation_faithfulness",
     "evidence_quote_recall",
+    "evidence_fact_share",
     "answer_match",
     "answer_line_match",
     "facts",
@@ -54,6 +60,7 @@ def main() -> None:
     parser.add_argument("--depth", action="append", help="quick, focused (default both)")
     parser.add_argument("--set", dest="sets", action="append", choices=list(SETS))
     parser.add_argument("--llm", action="append", default=[])
+    parser.add_argument("--seed", dest="seeds", action="append", type=int, default=[])
     args = parser.parse_args()
     depths, sets = args.depth or ["quick", "focused"], args.sets or list(SETS)
     base = args.source or args.into or Path(tempfile.mkdtemp(prefix="fathom-bench-eval-"))
@@ -62,7 +69,11 @@ def main() -> None:
         for depth in depths:
             out = base / f"{name}-{depth}"
             if args.source is None and not (out / "summary.json").is_file():
-                _eval(SETS[name], depth, out, args.llm)
+                _eval(SETS[name], depth, out, args.llm, seed=args.seeds[:1], method="both")
+            for seed in args.seeds[1:]:
+                again = base / f"seed-{seed}" / f"{name}-{depth}"
+                if args.source is None and not (again / "summary.json").is_file():
+                    _eval(SETS[name], depth, again, args.llm, seed=[seed], method="fathom")
             if (out / "summary.json").is_file():  # with --from, a run never made is left out
                 runs[name, depth] = out
     readme = base / "readme"
@@ -77,12 +88,18 @@ def main() -> None:
         "eval",
         "Evaluation: question sets, fathom-ray beside a single-pass baseline",
         "python scripts/bench_eval.py",
-        _body(runs, readme),
+        _body(runs, readme, base, args.seeds),
     )
 
 
-def _seed_note() -> str:
-    seed = os.environ.get("FATHOM_RESEARCH__SEED")
+def _seed_note(seeds: list[int]) -> str:
+    if len(seeds) > 1:
+        return (
+            f"fathom-ray ran with seeds {', '.join(map(str, seeds))} (`FATHOM_RESEARCH__SEED`): its column "
+            'is the mean over the seeds, and "over seeds" gives the lowest and highest (and how many '
+            "runs). The baseline does not sample: one run."
+        )
+    seed = str(seeds[0]) if seeds else os.environ.get("FATHOM_RESEARCH__SEED")
     if seed:
         return (
             f"Every session sampled its batches with seed {seed} (`FATHOM_RESEARCH__SEED`), so a run of "
@@ -95,11 +112,13 @@ def _seed_note() -> str:
     )
 
 
-def _eval(questions: Path, depth: str, out: Path, llm: list[str]) -> None:
+def _eval(questions: Path, depth: str, out: Path, llm: list[str], *, seed: list[int], method: str) -> None:
     command = [str(Path(sys.executable).with_name("fathom")), "eval", str(questions), "--web", "offline"]
-    command += ["--depth", depth, "--method", "both", "--out", str(out)]
+    command += ["--depth", depth, "--method", method, "--out", str(out)]
     command += [item for pair in llm for item in ("--llm", pair)]
     env = {**os.environ, "FATHOM_DATA_DIR": str(out / "data")}
+    if seed:
+        env["FATHOM_RESEARCH__SEED"] = str(seed[0])
     subprocess.run(command, check=True, env=env)
 
 
@@ -111,7 +130,13 @@ def _readme(out: Path, llm: list[str]) -> None:
     subprocess.run(command, check=True, env=env)
 
 
-def _body(runs: dict[tuple[str, str], Path], readme: Path) -> str:
+def _seed_runs(base: Path, name: str, depth: str) -> list[dict[str, Any]]:
+    """fathom-ray's metrics of every further seed's run of one set and depth."""
+    found = sorted(base.glob(f"seed-*/{name}-{depth}/summary.json"))
+    return [json.loads(path.read_text())["methods"]["fathom"]["metrics"] for path in found]
+
+
+def _body(runs: dict[tuple[str, str], Path], readme: Path, base: Path, seeds: list[int]) -> str:
     lines = [
         f"Multi-hop questions over the offline web of {len(SITES)} sites: "
         f"`tests/data/dev_questions.jsonl` ({_count('dev')}, tuned on), "
@@ -122,7 +147,7 @@ def _body(runs: dict[tuple[str, str], Path], readme: Path) -> str:
         "question, fetch the top pages, one answer) on the same page budget, in the same run, each run "
         "with empty stores. Means over the questions (a metric without a value for a question, e.g. "
         "citation faithfulness without facts, is left out of its mean; counts in the run's report). "
-        + _seed_note(),
+        + _seed_note(seeds),
         "",
     ]
     rows = []
@@ -133,11 +158,14 @@ def _body(runs: dict[tuple[str, str], Path], readme: Path) -> str:
         fathom, single = summary["methods"]["fathom"]["metrics"], summary["methods"]["single-pass"]["metrics"]
         with_facts = [r for r in results if r["method"] == "fathom"]
         share = sum(r["facts"] >= 1 for r in with_facts) / max(1, len(with_facts))
+        per_seed = [fathom, *_seed_runs(base, name, depth)]
         for metric in (m for m in METRICS if m in fathom and m in single):
-            ours, theirs = fathom[metric]["mean"], single[metric]["mean"]
+            values = [m[metric]["mean"] for m in per_seed if m.get(metric, {}).get("mean") is not None]
+            ours, theirs = (sum(values) / len(values) if values else None), single[metric]["mean"]
             ratio = "-" if not ours or not theirs else f"{ours / theirs:.2f}"
-            rows.append([name, depth, metric, _num(theirs), _num(ours), ratio])
-        rows.append([name, depth, "questions with >= 1 fact", "", f"{share:.2f}", ""])
+            spread = f"{_num(min(values))}-{_num(max(values))} ({len(values)})" if len(values) > 1 else ""
+            rows.append([name, depth, metric, _num(theirs), _num(ours), spread, ratio])
+        rows.append([name, depth, "questions with >= 1 fact", "", f"{share:.2f}", "", ""])
         rows.append(
             [
                 name,
@@ -145,6 +173,7 @@ def _body(runs: dict[tuple[str, str], Path], readme: Path) -> str:
                 "pages fetched",
                 _num(single["pages_fetched"]["mean"]),
                 _num(fathom["pages_fetched"]["mean"]),
+                "",
                 "",
             ]
         )
@@ -156,6 +185,7 @@ def _body(runs: dict[tuple[str, str], Path], readme: Path) -> str:
                 _num(single["wall_s"]["mean"]),
                 _num(fathom["wall_s"]["mean"]),
                 "",
+                "",
             ]
         )
         lines.append(
@@ -164,7 +194,10 @@ def _body(runs: dict[tuple[str, str], Path], readme: Path) -> str:
         )
     lines += [
         "",
-        table(["set", "depth", "metric (mean)", "single-pass (baseline)", "fathom-ray", "ratio"], rows),
+        table(
+            ["set", "depth", "metric (mean)", "single-pass (baseline)", "fathom-ray", "over seeds", "ratio"],
+            rows,
+        ),
         "",
     ]
     result = json.loads((readme / "result.json").read_text())

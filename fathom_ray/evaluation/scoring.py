@@ -57,6 +57,17 @@ def evidence_recall(evidence_urls: Sequence[str], document: Mapping[str, Any]) -
     return sum(_canonical(u) in fetched for u in evidence_urls) / len(evidence_urls)
 
 
+def evidence_fact_share(evidence_urls: Sequence[str], document: Mapping[str, Any]) -> float | None:
+    """Share of the kept facts that cite one of the question's evidence pages: a precision proxy
+    beside recall (a fact from elsewhere may still serve, so it is a floor); None without facts or
+    without evidence pages."""
+    facts = document.get("facts", [])
+    if not facts or not evidence_urls:
+        return None
+    evidence = {_canonical(u) for u in evidence_urls}
+    return sum(_canonical(str(f.get("source_url") or "")) in evidence for f in facts) / len(facts)
+
+
 def citation_faithfulness(document: Mapping[str, Any]) -> float | None:
     """Share of the facts whose evidence occurs in the text of the page they cite; None without facts."""
     facts = document.get("facts", [])
@@ -135,6 +146,7 @@ def score(
         "stop_reason": document.get("stop_reason", ""),
         "evidence_recall": evidence_recall(question.evidence_urls, document),
         "citation_faithfulness": citation_faithfulness(document),
+        "evidence_fact_share": evidence_fact_share(question.evidence_urls, document),
         "evidence_quote_recall": evidence_quote_recall(question.quotes, document),
         "judge": usage.get("judge", ""),
         "facts": len(document.get("facts", [])),

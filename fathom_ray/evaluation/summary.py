@@ -10,6 +10,7 @@ METRICS = (
     "evidence_recall",
     "citation_faithfulness",
     "evidence_quote_recall",
+    "evidence_fact_share",
     "answer_match",
     "answer_line_match",
     "answer_faithfulness",

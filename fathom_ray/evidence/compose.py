@@ -11,8 +11,9 @@ every other item is. The findings are each item's best facts, near-duplicates me
 finding that cites them all.
 
 The answers are each item's typed span (``spans``) from its best fact: the fact whose evidence
-best offers the answer type, then the most confident. A version, date, person or number question
-whose facts hold no such span has no answer. Another page's fact about the item that offers a
+best offers the answer type, then the most confident; a person comes only from a fact that says a
+word of the question itself. A version, date, person or number question whose facts hold no such
+span has no answer. Another page's fact about the item that offers a
 different value as well and nearly as confidently (or that the ledger marks as contradicting the
 best) is the other value of a conflicting answer, unless its own evidence also holds the best one.
 """
@@ -23,7 +24,7 @@ from collections.abc import Sequence
 
 from fathom_ray.evidence.answer_types import AnswerType, expected_type, type_match
 from fathom_ray.evidence.spans import typed_span
-from fathom_ray.evidence.terms import terms
+from fathom_ray.evidence.terms import keywords, terms
 from fathom_ray.llm.answers import Finding, ItemAnswer
 from fathom_ray.models import ChecklistItem, Fact
 
@@ -96,7 +97,7 @@ def _item_answer(item: ChecklistItem, facts: Sequence[Fact]) -> ItemAnswer | Non
     spans = [
         (f, s)
         for f in facts
-        if item.id in f.checklist_ids
+        if item.id in f.checklist_ids and (kind is not AnswerType.PERSON or _names_its_subject(f, item))
         if (s := typed_span(f.evidence, item.question, kind))
     ]
     if not spans:
@@ -112,6 +113,14 @@ def _item_answer(item: ChecklistItem, facts: Sequence[Fact]) -> ItemAnswer | Non
     return ItemAnswer(
         item=item.id, answer=span, fact_ids=[best.id, *twins], other_answer=value, other_fact_ids=others
     )
+
+
+def _names_its_subject(fact: Fact, item: ChecklistItem) -> bool:
+    """Whether a fact says a word of the question itself (before the context decomposition added):
+    "Who wrote the PEP" is not answered by "The augmented assignment patch was implemented by
+    Thomas Wouters", a person with no PEP in sight. A question without such words passes."""
+    own = {w.casefold() for w in keywords(item.question.split(" (", 1)[0])}
+    return not own or bool(own & {w.casefold() for w in keywords(fact.evidence)})
 
 
 def _conflict(

@@ -175,3 +175,31 @@ def test_answers_round_trip_through_json() -> None:
         data = to_json(answer)
         assert set(data) >= {"item", "answer", "fact_ids", "status"}
         assert from_json(data) == answer
+
+
+def test_a_person_comes_only_from_a_fact_that_names_what_the_question_asks_about() -> None:
+    # the README's case: the page read names who implemented another feature, never the PEP's author
+    checklist = [
+        ChecklistItem("Q1", GOAL),
+        ChecklistItem("Q2", "Which Python version introduced assignment expressions?"),
+        ChecklistItem("Q3", "Who wrote the PEP (Python version introduced assignment expressions)?"),
+    ]
+    patch = Fact(
+        "F1",
+        "c",
+        "The augmented assignment patch was implemented by Thomas Wouters.",
+        "http://a.test/",
+        ("Q3",),
+        0.9,
+    )
+    pep = Fact(
+        "F2",
+        "c",
+        "PEP 572 - Assignment Expressions, written by Chris Angelico.",
+        "http://b.test/",
+        ("Q3",),
+        0.5,
+    )
+    assert item_answers(checklist, [patch]) == []
+    (claim,) = item_answers(checklist, [patch, pep])
+    assert (claim.item, claim.answer, claim.fact_ids) == ("Q3", "Chris Angelico", ["F2"])

@@ -11,7 +11,13 @@ import pytest
 
 from fathom_ray.evaluation.questions import EvalQuestion, parse_questions
 from fathom_ray.evaluation.run import evaluate, read_rows
-from fathom_ray.evaluation.scoring import answer_match, citation_faithfulness, evidence_recall, score
+from fathom_ray.evaluation.scoring import (
+    answer_match,
+    citation_faithfulness,
+    evidence_fact_share,
+    evidence_recall,
+    score,
+)
 from fathom_ray.evaluation.summary import METRICS
 
 DATA = Path(__file__).resolve().parents[1] / "data"
@@ -62,6 +68,21 @@ def test_evidence_recall_compares_canonical_urls_of_pages_fetched() -> None:
         evidence_recall(["http://[::1", SQLITE], odd) == 0.5
     )  # an URL that cannot be canonical is kept as written
     assert citation_faithfulness(odd) == 0.0
+
+
+def test_the_evidence_fact_share_is_the_share_of_facts_citing_an_evidence_page() -> None:
+    document = {
+        "facts": [
+            {"evidence": "a", "source_url": "HTTP://www.sqlite.test/lang_returning.html#x"},
+            {"evidence": "b", "source_url": POSTGRES},
+            {"evidence": "c", "source_url": "http://www.sqlite.test/json1.html"},
+            {"evidence": "d"},
+        ],
+    }
+    assert evidence_fact_share([SQLITE], document) == 0.25
+    assert evidence_fact_share([SQLITE, POSTGRES], document) == 0.5
+    assert evidence_fact_share([], document) is None
+    assert evidence_fact_share([SQLITE], {"facts": []}) is None
 
 
 @pytest.mark.parametrize(

@@ -211,6 +211,31 @@ def test_the_first_round_reads_the_goals_own_results_then_each_discovery_querys_
     assert web.fetched[:5] == [page_url(n) for n in ("g", "h", "i", "a", "b")]
 
 
+def test_later_rounds_read_the_goals_results_beside_one_lead_to_a_site_the_goal_names() -> None:
+    # the goal's results are the backbone of every round; a later round gives one slot to a lead that
+    # crosses to a site the goal names and the session has not read (PEP pages here): not to a lead
+    # on the site read already, nor to one on a site the goal never names
+    goal = "Which Python version introduced assignment expressions, and which PEP specifies them?"
+    goal_results = [page_url(f"g{n}") for n in range(1, 10)]
+    pep, other = "http://pep.test/pep-0572/", "http://www.sqlite.test/lang_expr.html"
+    web = FakeWeb(
+        results=[page_url("x")],
+        by_query={goal: goal_results, "q same": [page_url("a")], "q far": [other], "q pep": [pep]},
+    )
+    loop, _ = make_loop(web, ResearchRequest(goal, depth="focused", max_pages=8))
+    assert isinstance(loop._s.judge, ScriptedJudge)
+    loop._s.judge.queries = ["q same", "q far", "q pep"]
+    asyncio.run(loop.run())
+    ranked = [e for e in loop.events.events if e.type is EventType.RANKED]
+    assert ranked[0].data["urls"] == goal_results[:3]
+    assert ranked[1].data["urls"] == [*goal_results[3:5], pep]
+    assert ranked[1].data["leads"] == [pep]
+    assert ranked[2].data["urls"] == goal_results[5:7]  # no lead left that crosses to a new site
+    assert web.fetched.count(pep) == 1
+    assert page_url("a") not in web.fetched
+    assert other not in web.fetched
+
+
 def test_seeds_are_read_first_in_the_order_given_and_those_past_the_budget_are_said_at_once() -> None:
     seeds = [page_url(f"seed{n}") for n in range(5)]
     web = FakeWeb(results=[page_url("found")], by_query={GOAL: [page_url("g"), seeds[3]]})

@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fathom_ray.errors import InvalidURLError
-from fathom_ray.urls import canonicalize, document_chunk, domain_of
+from fathom_ray.urls import canonicalize, document_chunk, domain_of, names_site
 
 path_pieces = st.lists(
     st.sampled_from([*list("abcXYZ019-._~!$&'()*+,;=:@/%?#é "), "%2e", "%7E", "%2F", "%zz", "..", "%C3%A9"]),
@@ -98,3 +98,19 @@ def test_a_document_chunk_source_is_its_own_canonical_form() -> None:
     assert domain_of("doc://0fb8a4ec213d#3") == "0fb8a4ec213d"  # productivity per document
     with pytest.raises(InvalidURLError):
         canonicalize("doc://not-an-id#x")
+
+
+@pytest.mark.parametrize(
+    ("text", "url", "named"),
+    [
+        ("Django 3.2 added a parameter", "http://docs.djangoproject.test/en/3.2/releases/3.2.html", True),
+        ("In Bash, which shopt option", "http://www.gnu.test/software/bash/manual/bashref.html", True),
+        ("the Debian Policy manual", "http://policy.debian.test/policy.html/ch-files.html", True),
+        ("Who wrote Python's sqlite3 module?", "http://www.postgresql.test/docs/15/sql-insert.html", False),
+        ("Who wrote Python's sqlite3 module?", "http://www.sqlite.test/lang_upsert.html", False),
+        ("Since which SQLite version?", "http://www.sqlite.test/lang_upsert.html", True),
+        ("the docs of the test", "http://docs.example.test/index.html", False),  # filler names nothing
+    ],
+)
+def test_a_text_names_a_site_by_its_host_or_first_folders(text: str, url: str, named: bool) -> None:
+    assert names_site(text, url) is named
