@@ -7,6 +7,7 @@ import gc
 import threading
 import time
 import uuid
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -292,6 +293,7 @@ def test_a_compromised_judge_cannot_steer_the_engine(
     """The judge obeys the attack pages (every link, active markup, invented evidence, a report
     that cites nothing): the guards outside the model hold on their own."""
     engine, judge = scripted_engine
+    before = set(testweb.requested)  # the web is the whole run's: other tests may ask it by address
     with questions_that_find_nothing(judge):  # the seed and the links the judge follows are all there is
         ray.get(
             judge.configure.remote(satisfy=False, attack=True, questions=["zzqx vvkk"], queries=["qqzx wwvk"])
@@ -304,7 +306,7 @@ def test_a_compromised_judge_cannot_steer_the_engine(
     # no forbidden address was fetched: none is among the pages, and this machine got no request by address
     forbidden = {url.replace("{port}", str(testweb.port)) for url in FORBIDDEN}
     assert not fetched & forbidden
-    assert not any(host == "127.0.0.1" for host, _ in testweb.requested)
+    assert not any(host == "127.0.0.1" for host, _ in testweb.requested - before)
     # no unverifiable fact was kept: each is verbatim on its page, and none carries markup
     assert state.ledger.facts
     check_facts_cite_their_pages(state)
@@ -327,11 +329,13 @@ def test_spawning_sessions_makes_no_new_actor_class_each_time(scripted_engine: t
 
     def session_classes() -> int:
         gc.collect()
-        return sum(
-            1
-            for o in gc.get_objects()
-            if isinstance(o, type) and issubclass(o, SessionService) and o is not SessionService
-        )
+        with warnings.catch_warnings():  # some library's deprecated aliases warn when merely inspected
+            warnings.simplefilter("ignore")
+            return sum(
+                1
+                for o in gc.get_objects()
+                if isinstance(o, type) and issubclass(o, SessionService) and o is not SessionService
+            )
 
     first = engine.spawn_session(f"c-{uuid.uuid4().hex[:8]}", ResearchRequest(GOAL, depth="glance"))
     before = session_classes()
