@@ -9,8 +9,8 @@ top results (the single-pass baseline's choice, the baseline of the ratios) and 
 - similarity + domain, ties broken by URL (the ranking before ties shared their rank);
 - similarity + domain, equal values sharing a rank;
 - similarity + domain + source rank (the rank each URL had in the list that proposed it): the
-  ranking of later rounds;
-- the first round today: the goal's own results first (``first``), which is the search engine's
+  ranking once the goal's own results run out;
+- every round today: the goal's own results first (``first``), which is the search engine's
   order by construction.
 
     .venv/bin/python scripts/bench_ranking.py [--draws 500]
@@ -99,8 +99,8 @@ VARIANTS: dict[str, Pick] = {
     "search engine's top results (baseline)": search_top,
     "similarity + domain, ties broken by URL": url_tie_break,
     "similarity + domain, ties shared": shared_ties,
-    "similarity + domain + source rank (later rounds)": today,
-    "first round: the goal's own results first (today)": first_round,
+    "similarity + domain + source rank (once the goal's results run out)": today,
+    "every round: the goal's own results first (today)": first_round,
 }
 
 
@@ -171,8 +171,9 @@ def main() -> None:
             "share of the question's evidence pages in the batch, at the configured softmax temperature "
             f"({temperature:g}) and at 0 (always the best). No LLM: checklist questions, links "
             "and later rounds are left out, so this isolates the ranking the rounds start from. The "
-            "first round now reads the goal's own results first (seeds aside), so it holds what the "
-            "search engine's top results hold; the fused ranking orders the later rounds.",
+            "rounds read the goal's own results first (seeds aside, and one lead slot per later round "
+            "for a lead to a site the goal names and no page read is on), so a session holds what the "
+            "search engine's top results hold; the fused ranking orders what comes once those run out.",
             "",
             table(headers, rows),
         ]
