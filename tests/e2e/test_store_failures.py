@@ -13,6 +13,7 @@ import contextlib
 import dataclasses
 import subprocess
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -120,7 +121,8 @@ def test_through_the_api_manager_a_store_failure_ends_the_stream_and_reads_as_fa
     async def run() -> tuple[list[Event], SessionState, list[Event]]:
         session_id = await manager.start(ResearchRequest(GOAL, depth="focused"))
         seen: list[Event] = []
-        while not (seen and seen[-1].type.is_terminal):
+        deadline = time.monotonic() + 300  # a run that never ends fails here, not at CI's limit
+        while not (seen and seen[-1].type.is_terminal) and time.monotonic() < deadline:
             events = await manager.events(session_id, seen[-1].seq if seen else 0)
             if any(e.type is EventType.ROUND_END for e in events) and not (data_dir / "broken").exists():
                 (data_dir / "broken").touch()
@@ -139,7 +141,8 @@ def test_through_the_api_manager_a_store_failure_ends_the_stream_and_reads_as_fa
     finally:
         subprocess.run(["chattr", "-R", "-i", str(data_dir / "data")], check=False, timeout=60)
         (data_dir / "broken").unlink(missing_ok=True)
-    assert streamed[-1].type is EventType.ERROR
+    assert streamed, "the run streamed nothing"
+    assert streamed[-1].type is EventType.ERROR, f"the stream ended on {streamed[-1].type}"
     assert state.status == FAILED
     assert state.stop_reason.startswith("StoreError: store ")
     assert state.ledger.facts  # what the stores took before stays readable
