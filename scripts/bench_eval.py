@@ -69,11 +69,11 @@ def main() -> None:
         for depth in depths:
             out = base / f"{name}-{depth}"
             if args.source is None and not (out / "summary.json").is_file():
-                _eval(SETS[name], depth, out, args.llm, seed=args.seeds[:1], method="both")
+                _eval(SETS[name], depth, out, args.llm, seed=next(iter(args.seeds), None), method="both")
             for seed in args.seeds[1:]:
                 again = base / f"seed-{seed}" / f"{name}-{depth}"
                 if args.source is None and not (again / "summary.json").is_file():
-                    _eval(SETS[name], depth, again, args.llm, seed=[seed], method="fathom")
+                    _eval(SETS[name], depth, again, args.llm, seed=seed, method="fathom")
             if (out / "summary.json").is_file():  # with --from, a run never made is left out
                 runs[name, depth] = out
     readme = base / "readme"
@@ -112,13 +112,13 @@ def _seed_note(seeds: list[int]) -> str:
     )
 
 
-def _eval(questions: Path, depth: str, out: Path, llm: list[str], *, seed: list[int], method: str) -> None:
+def _eval(questions: Path, depth: str, out: Path, llm: list[str], *, seed: int | None, method: str) -> None:
     command = [str(Path(sys.executable).with_name("fathom")), "eval", str(questions), "--web", "offline"]
     command += ["--depth", depth, "--method", method, "--out", str(out)]
     command += [item for pair in llm for item in ("--llm", pair)]
     env = {**os.environ, "FATHOM_DATA_DIR": str(out / "data")}
-    if seed:
-        env["FATHOM_RESEARCH__SEED"] = str(seed[0])
+    if seed is not None:
+        env["FATHOM_RESEARCH__SEED"] = str(seed)
     subprocess.run(command, check=True, env=env)
 
 
