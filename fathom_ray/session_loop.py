@@ -137,6 +137,7 @@ class ResearchSession:
         self._leads: list[str] = []  # the queries of the latest discovery, whose best results lead
         self._discovered: list[str] = []  # the queries of the latest discovery, for the next ranks too
         self._rankings: dict[str, list[str]] = {}  # each web query's results, best first
+        self._owed: list[str] = []  # what one pass would read that no batch has taken yet
         digest = hashlib.sha1(state.session_id.encode(), usedforsecurity=False).hexdigest()
         self._seed = settings.seed if settings.seed is not None else int(digest[:8], 16)
 
@@ -311,15 +312,20 @@ class ResearchSession:
     # -- one round ----------------------------------------------------------------------------------
     async def _round(self) -> bool:
         batch_size = self._preset.batch_size
-        pending = await self._s.frontier.pending(self.state.session_id)
-        if len(pending) < 3 * batch_size and not self._leads:  # leads: the last round just discovered
-            await self._discover()
-        if self.state.round >= 2 and self._rng(1).random() < self._settings.divergence:
-            await self._suggest_from_memory(limit=batch_size)
+        settled = self._settled()
+        if not settled:
+            pending = await self._s.frontier.pending(self.state.session_id)
+            if len(pending) < 3 * batch_size and not self._leads:  # leads: the last round discovered
+                await self._discover()
+            if self.state.round >= 2 and self._rng(1).random() < self._settings.divergence:
+                await self._suggest_from_memory(limit=batch_size)
         pending = await self._s.frontier.pending(self.state.session_id)
         if not pending:
             return False
-        batch = await self._rank(pending, min(batch_size, self._pages_left()))
+        n = min(batch_size, self._pages_left())
+        batch = self._owed_batch(pending, n) if settled else await self._rank(pending, n)
+        waiting = {c.url for c in pending} - {c.url for c in batch}
+        self._owed = [u for u in self._one_pass() if u in waiting]
         self.events.emit(EventType.FETCHING, {"count": len(batch), "urls": [c.url for c in batch]})
         half = (len(batch) + 1) // 2
         results = await asyncio.gather(
@@ -407,6 +413,22 @@ class ResearchSession:
             },
         )
         return batch
+
+    def _one_pass(self) -> list[str]:
+        """What the single pass would read on this budget: the seeds, then the goal's own search
+        results, best first (``single_pass``)."""
+        seeds = (canonical_or_none(url) for url in self.state.request.seeds)
+        urls = [*(u for u in seeds if u is not None), *self._rankings.get(self._goal, [])]
+        return list(dict.fromkeys(urls))[: self.state.request.page_limit]
+
+    def _owed_batch(self, pending: Sequence[Candidate], n: int) -> list[Candidate]:
+        """A settled session's batch: only the pages one pass would read that are still unread."""
+        waiting = {c.url: c for c in pending}
+        return [waiting[u] for u in self._owed if u in waiting][:n]
+
+    def _settled(self) -> bool:
+        checklist = self.state.checklist
+        return bool(checklist) and all(i.satisfied for i in checklist)
 
     def _seed_urls(self, waiting: Mapping[str, Candidate]) -> list[str]:
         """The user's seeds still waiting, in the order given (a seed a search found too included)."""
@@ -590,10 +612,11 @@ class ResearchSession:
 
     def _stop_reason(self) -> str | None:
         """Why no further round may start, or None; the first that holds wins."""
-        checklist = self.state.checklist
         reasons = (
             (self._cancelled, "cancelled"),
-            (bool(checklist) and all(i.satisfied for i in checklist), "checklist satisfied"),
+            # a settled checklist ends the session once what one pass would read is read: never
+            # below one pass by construction, whatever the judge settles on
+            (self._settled() and (not self._owed or self._pages_left() <= 0), "checklist satisfied"),
             (self._pages_left() <= 0, "max pages reached"),
             (self._out_of_time(), "time budget reached"),
             (self.state.usage.total_tokens >= self.state.request.token_limit, "token budget reached"),

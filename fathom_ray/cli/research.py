@@ -75,14 +75,14 @@ def run_research(  # noqa: PLR0917 (the command's options, passed on)
         settings, network, address, "the session", console.print, dashboard=dashboard
     ) as engine:
         view = LiveView(request.goal, judge=engine.judge.label)
-        with Live(view.render(), console=console, refresh_per_second=4, transient=False) as live:
+        # transient: the live view is progress, gone at the end, so the answer lines come first
+        with Live(view.render(), console=console, refresh_per_second=4, transient=True) as live:
 
             def show(events: list[Event]) -> None:
                 view.update(events)
                 live.update(view.render())
 
             _, outcome = run_session(engine, request, f"s-{uuid.uuid4().hex[:12]}", show)
-        console.print()
     return result_document(outcome.state, time.monotonic() - started)
 
 

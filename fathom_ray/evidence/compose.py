@@ -20,10 +20,11 @@ best) is the other value of a conflicting answer, unless its own evidence also h
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
-from fathom_ray.evidence.answer_types import AnswerType, expected_type, type_match
-from fathom_ray.evidence.spans import typed_span
+from fathom_ray.evidence.answer_types import TYPE_WORDS, AnswerType, expected_type, type_match
+from fathom_ray.evidence.spans import name_span, typed_span
 from fathom_ray.evidence.terms import keywords, terms
 from fathom_ray.llm.answers import Finding, ItemAnswer
 from fathom_ray.models import ChecklistItem, Fact
@@ -35,6 +36,7 @@ TYPE_BAR = 1.0
 SETTLE_MARGIN = 0.2
 CHECKABLE = frozenset((AnswerType.VERSION, AnswerType.DATE, AnswerType.PERSON, AnswerType.NUMBER))
 CONFLICT_MARGIN = 0.1  # how much less confident than the best a conflicting fact may be
+_ASKED_KIND = re.compile(r"\b(?:which|what)\s+([\w-]+)", re.I)
 
 
 def answers_item(fact: Fact, item: ChecklistItem, threshold: float) -> bool:
@@ -102,10 +104,16 @@ def _item_answer(item: ChecklistItem, facts: Sequence[Fact]) -> ItemAnswer | Non
     ]
     if not spans:
         return None
-    spans.sort(key=lambda pair: (-(type_match(pair[0].evidence, kind) or 0.0), *_rank(pair[0])))
+
+    def unnamed(fact: Fact) -> bool:  # a "which PEP" fact that names no PEP offers a clause alone
+        return kind is AnswerType.NAME and name_span(fact.evidence, item.question) is None
+
+    spans.sort(
+        key=lambda pair: (unnamed(pair[0]), -(type_match(pair[0].evidence, kind) or 0.0), *_rank(pair[0]))
+    )
     best, span = spans[0]
     twins = [f.id for f, s in spans[1:] if _same(s, span)][:3]
-    other = _conflict(best, span, spans[1:], kind)
+    other = _conflict(best, span, spans[1:], item.question)
     if other is None:
         return ItemAnswer(item=item.id, answer=span, fact_ids=[best.id, *twins])
     value = other[1]
@@ -124,15 +132,21 @@ def _names_its_subject(fact: Fact, item: ChecklistItem) -> bool:
 
 
 def _conflict(
-    best: Fact, span: str, rest: Sequence[tuple[Fact, str]], kind: AnswerType
+    best: Fact, span: str, rest: Sequence[tuple[Fact, str]], question: str
 ) -> tuple[Fact, str] | None:
     """A fact of another page offering a different value of the type, or one the ledger says
-    contradicts the best; None when the sources agree."""
+    contradicts the best; None when the sources agree. A name is only rivalled by a name ("PEP
+    572" by another PEP, never by a fact's first clause)."""
+    kind = expected_type(question)
     if kind not in CHECKABLE and kind is not AnswerType.NAME:
         return None
     match = type_match(best.evidence, kind) or 0.0
     for fact, value in rest:
         if _same(value, span) or span.casefold() in fact.evidence.casefold():
+            continue
+        if kind is AnswerType.NAME and name_span(fact.evidence, question) is None:
+            continue
+        if not _about_its_subject(fact, question):  # "PEP 1" on PEPs at large rivals no "which PEP"
             continue
         contradicts = fact.id in best.contradicts or best.id in fact.contradicts
         rival = (
@@ -143,6 +157,16 @@ def _conflict(
         if contradicts or rival:
             return fact, value
     return None
+
+
+def _about_its_subject(fact: Fact, question: str) -> bool:
+    """Whether a fact says a word of what the question is about, past what kind of answer it wants
+    ("introduced", "assignment", "expressions" of "Which PEP introduced assignment expressions?")."""
+    asked = question.split(" (", 1)[0]
+    head = _ASKED_KIND.search(asked)
+    kinds = {*TYPE_WORDS, head.group(1).casefold()} if head else TYPE_WORDS
+    own = {w.casefold() for w in keywords(asked)} - kinds
+    return not own or bool(own & {w.casefold() for w in keywords(fact.evidence)})
 
 
 def _same(a: str, b: str) -> bool:

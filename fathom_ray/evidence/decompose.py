@@ -11,7 +11,9 @@ refers back ("it", "that other engine", "the PEP") or says too little on its own
 carries its subject along: the keywords of the part before it (and of the context
 statements; of the part after it when nothing comes before) are added in
 parentheses, so the part can be searched and matched by itself; a bare "and
-when?" after "Who built X" asks "When was X built?". The goal itself is always
+when?" after "Who built X" asks "When was X built?"; a part that names a new thing as
+known ("who wrote the PEP" after "Which version introduced X") first asks which one ("Which
+PEP introduced X?"), the bridge of the two hops. The goal itself is always
 the first item, and every sub-question names its subject.
 """
 
@@ -86,6 +88,15 @@ _PAST_PARTICIPLES = {
         ]
     },
 }
+_NEW_THING = re.compile(r"\bthe ([A-Za-z][\w-]*)\s*(?:[?.!]?\s*$|,)")
+_NOT_A_THING = frozenset(
+    (
+        *("same", "other", "first", "last", "following", "latest", "current", "former", "latter", "next"),
+        *("previous", "original", "new", "old", "default", "whole", "answer", "result", "one", "ones"),
+        *("end", "time", "way", "case", "world", "rest", "most", "least", "best", "worst", "name"),
+    )
+)
+_WHICH_DONE = re.compile(r"^\s*(?:which|what)\s+(?:[\w'-]+\s+){0,3}?(\w+ed\b.*?)\s*[?.!]?\s*$", re.I)
 _WHICH_OF_FIRST = re.compile(r"^\s*(?:which|who) of (?:them|these|those)\b(.*)$", re.I)
 MIN_OWN_TERMS = 3
 MAX_CONTEXT_WORDS = 6
@@ -100,6 +111,9 @@ def decompose(goal: str, count: int) -> list[str]:
     statements = [p for p in parts if not _is_question(p)]
     given = next((found[2] for s in statements if (found := listed(s)) is not None), ())
     expansions = [_expansion(p, n, questions, statements, given) for n, p in enumerate(questions)]
+    for n in reversed(range(1, len(questions))):  # "..., and who wrote the PEP?": which PEP, first
+        if (bridge := bridge_question(questions[n], [*statements, *questions[:n]])) is not None:
+            expansions.insert(n, plain(bridge))
     expansions = [e for e in expansions if e.subjects or query_terms(e.one)]  # never a bare "When?"
     asked = allot(expansions, max(count - 1, 0))
     if len(asked) <= 1:
@@ -193,6 +207,22 @@ def follow_up(part: str, previous: str) -> str | None:
         return None
     opening = part.strip(" ?").lower()
     return f"{opening[:1].upper()}{opening[1:]} was {subject} {participle}?".replace(HOLE, "")
+
+
+def bridge_question(part: str, before: list[str]) -> str | None:
+    """The question a part leaves unasked when it names a new thing as known: "who wrote the PEP"
+    after "Which Python version introduced assignment expressions" asks first "Which PEP introduced
+    assignment expressions?" (the bridge of a multi-hop question); None when the thing was named
+    before, the part names none, or the part before is not a "which ... <did>" question."""
+    found = _NEW_THING.search(part)
+    if found is None or not before:
+        return None
+    thing = found.group(1)
+    earlier = {w.lower().rstrip("s") for w in re.findall(r"[\w-]+", " ".join(before))}
+    if thing.lower() in _NOT_A_THING or thing.lower().rstrip("s") in earlier:
+        return None
+    asked = _WHICH_DONE.match(before[-1])  # only after "which X did ...": "which <thing> did ..."
+    return None if asked is None else f"Which {thing} {asked.group(1)}?"
 
 
 def _is_question(part: str) -> bool:

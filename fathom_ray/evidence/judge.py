@@ -45,6 +45,14 @@ MAX_CLAIM_CHARS, MAX_EVIDENCE_CHARS = 400, 600
 A = TypeVar("A", bound=answers.Answer)
 # A site's name after the page's own title: "What's New In Python 3.8 - Python 3.11.2 documentation"
 _TITLE_SUFFIX = re.compile("\\s+[\u2014|\u00b7\u2013-]\\s+[^\u2014|\u00b7\u2013]{3,60}$")
+# Lines that say nothing about the subject, however well they match its words: thanks and
+# acknowledgements, a page's copyright and build footer.
+_BOILERPLATE = re.compile(
+    r"^\W*(?:(?:many|special|big)\s+)?thanks\b|^\W*thank you\b|^\W*we (?:would like to )?thank\b"
+    r"|^\W*(?:\u00a9|copyright\s+(?:\u00a9\s*)?(?:\(c\)\s*)?\d{4})|\ball rights reserved\b"
+    r"|^\W*(?:last updated on|created using sphinx|found a bug\?)",
+    re.I,
+)
 _LEANING = ("it ", "its ", "this ", "these ", "they ", "that ", "those ", "such ", "he ", "she ", "there ")
 
 
@@ -113,7 +121,8 @@ class EvidenceJudge:
                 continue
             if per_question.get(score.question_id, 0) >= FACTS_PER_QUESTION:
                 continue
-            if unfit_for_fact(sentences[score.sentence].plain) is not None:
+            plain = sentences[score.sentence].plain
+            if unfit_for_fact(plain) is not None or _BOILERPLATE.search(plain):
                 continue
             per_question[score.question_id] = per_question.get(score.question_id, 0) + 1
             chosen[score.sentence] = score.fused

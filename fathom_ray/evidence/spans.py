@@ -53,7 +53,7 @@ _STOP_HEAD = frozenset(
         *("this", "these", "those", "it", "its", "first"),
     )
 )
-_IDENTIFIER_AFTER = r"\s+([\w.-]*\d[\w.-]*|[A-Z][\w.-]*)"
+_IDENTIFIER_AFTER = r"\s+((?:[\w.-]*\d[\w.-]*|[A-Z][\w.-]*)(?<![.-]))"  # never a closing full stop
 _CODE_BEFORE = r"([A-Za-z_][\w.]*)\s+"
 _CLAUSE_END = re.compile(r"[.;:!?](?=\s|$)|,\s|\s[\u2013\u2014-]\s")
 
@@ -65,7 +65,7 @@ def typed_span(evidence: str, question: str, kind: AnswerType) -> str | None:
     if kind in _TYPED:
         return _TYPED[kind](evidence, question)
     if kind is AnswerType.NAME:
-        return _name(evidence, question) or short_clause(evidence)
+        return name_span(evidence, question) or short_clause(evidence)
     return short_clause(evidence)
 
 
@@ -121,7 +121,7 @@ def _number(evidence: str, question: str) -> str | None:
     return None if found is None else found.group(0)
 
 
-def _name(evidence: str, question: str) -> str | None:
+def name_span(evidence: str, question: str) -> str | None:
     """What the question's head noun names: "which PEP" -> "PEP 572", "which module" ->
     "zoneinfo module", "which time zone database" -> "IANA time zone database"."""
     for head in _heads(question):

@@ -73,6 +73,16 @@ def test_quick_research_on_the_offline_web_finds_the_answer(tmp_path: Path) -> N
     assert all("3.8" in evidence[i] for i in version["fact_ids"])
     assert next(i for i in result["checklist"] if i["id"] == "Q2")["satisfied"]
     assert f"- **{version['question']}** 3.8 [" in report
+    # the PEP the goal names as known is asked for (the bridge), and answered from the same page
+    pep = next(a for a in result["answers"] if a["question"].startswith("Which PEP"))
+    assert (pep["answer"], pep["status"]) == ("PEP 572", "answered")
+    assert pep["fact_ids"]
+    assert all("PEP 572" in evidence[i] for i in pep["fact_ids"])
+    # the answer lines come first: the live view is gone, its checklist and findings bullets too
+    lines = [line for line in run.stdout.splitlines() if line.strip()]
+    assert lines[0].startswith("starting the browser pool")  # the one line before the answers
+    assert lines[1].startswith(f"{result['answers'][0]['question']} -> "), run.stdout[:2000]
+    assert "•" not in run.stdout
     printed = run.stdout.index(f"{version['question']} -> 3.8")  # printed first, then the facts
     assert printed < run.stdout.index("\nF1. ")
 

@@ -110,10 +110,15 @@ def test_a_quick_session_runs_every_stage(scripted_engine: tuple[Engine, Any]) -
 def test_a_settled_checklist_stops_the_session(scripted_engine: tuple[Engine, Any]) -> None:
     engine, judge = scripted_engine
     ray.get(judge.configure.remote(satisfy=True))
-    state, _ = session(engine, ResearchRequest(GOAL, depth="focused"))
+    state, events = session(engine, ResearchRequest(GOAL, depth="focused"))
     assert state.stop_reason == "checklist satisfied"
-    assert state.round == 1
     assert all(i.satisfied for i in state.checklist)
+    # settled after its first batch, the session reads only what one pass would still read: the
+    # goal's own results within the budget, with no discovery search after the first batch
+    first_fetch = next(e.seq for e in events if e.type is EventType.FETCHING)
+    assert not [e for e in events if e.type is EventType.SEARCHING and e.seq > first_fetch]
+    assert len([e for e in events if e.type is EventType.RANKED]) == 1
+    assert state.pages_fetched <= PRESETS["focused"].max_pages
 
 
 def test_an_exhausted_frontier_stops_the_session(scripted_engine: tuple[Engine, Any]) -> None:

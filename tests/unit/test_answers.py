@@ -108,12 +108,13 @@ def test_the_readme_goal_answers_the_version_and_says_the_author_was_not_found()
     checklist = checklist_of(GOAL)
     facts = judged_facts(checklist, RELEASE_NOTES)
     sheet = answer_sheet(checklist, item_answers(checklist, facts), facts, pages_read=1, tried=["walrus"])
-    version, author = sheet.answers
+    version, pep, author = sheet.answers
     assert (version.item_id, version.answer) == ("Q2", "3.8")
     assert version.fact_ids[0] in {f.id for f in facts if "3.8" in f.evidence}
+    assert (pep.item_id, pep.answer, pep.status) == ("Q3", "PEP 572", AnswerStatus.ANSWERED)  # the bridge
     # the page names who contributed the feature, not who wrote the PEP: no span of a person for it
-    assert (author.item_id, author.status, author.tried) == ("Q3", AnswerStatus.NOT_FOUND, ("walrus",))
-    assert [i.satisfied for i in ticked(checklist, sheet.answers)] == [False, True, False]
+    assert (author.item_id, author.status, author.tried) == ("Q4", AnswerStatus.NOT_FOUND, ("walrus",))
+    assert [i.satisfied for i in ticked(checklist, sheet.answers)] == [False, True, True, False]
 
 
 def test_an_unfaithful_answer_is_dropped_and_counted_and_the_item_is_not_found() -> None:
@@ -156,6 +157,25 @@ def test_sources_that_disagree_make_a_conflicting_answer_with_the_other_value_ci
     agreeing = [facts[0], facts[2]]
     (same,) = answer_sheet(checklist, item_answers(checklist, agreeing), agreeing, pages_read=2).answers
     assert same.status is AnswerStatus.ANSWERED
+
+
+def test_a_name_is_answered_by_the_fact_that_names_it_and_only_a_name_rivals_it() -> None:
+    checklist = [ChecklistItem("Q1", "Which PEP introduced assignment expressions?")]
+
+    def fact(n: int, evidence: str, confidence: float) -> Fact:
+        return Fact(f"F{n}", "", evidence, f"http://{n}.test/", ("Q1",), confidence)
+
+    clause = fact(1, "Augmented assignment operators were first introduced in C.", 0.9)
+    named = fact(2, "New in version 3.8: See PEP 572 for more.", 0.7)
+    (answer,) = answer_sheet(checklist, item_answers(checklist, [clause, named]), [clause, named], 2).answers
+    assert (answer.status, answer.answer, answer.fact_ids) == (AnswerStatus.ANSWERED, "PEP 572", ("F2",))
+    aside = fact(4, "Quoting from the introduction to PEP 1, Purpose.", 0.9)
+    (alone,) = answer_sheet(checklist, item_answers(checklist, [named, aside]), [named, aside], 2).answers
+    assert alone.status is AnswerStatus.ANSWERED  # a PEP of no assignment expressions is no rival
+    rival = fact(3, "In Python, assignment expressions came with PEP 379.", 0.7)
+    facts = [clause, named, rival]
+    (other,) = answer_sheet(checklist, item_answers(checklist, facts), facts, pages_read=3).answers
+    assert (other.status, other.other_answer) == (AnswerStatus.CONFLICTING, "PEP 379")
 
 
 def test_a_conflicting_claim_whose_other_value_is_unfaithful_is_an_answer() -> None:

@@ -119,6 +119,24 @@ def test_back_references_and_bare_question_words_carry_their_subject() -> None:
     ]
 
 
+def test_a_thing_named_as_known_but_never_named_before_is_asked_first() -> None:
+    # "the PEP" is the bridge of a two-hop question: which PEP, then who wrote it
+    assert parts("Which Python version introduced assignment expressions, and who wrote the PEP?") == [
+        "Which Python version introduced assignment expressions?",
+        "Which PEP introduced assignment expressions?",
+        "Who wrote the PEP (Python version introduced assignment expressions)?",
+    ]
+    assert parts("Which release added window functions, and who wrote the patch?")[1] == (
+        "Which patch added window functions?"
+    )
+    # a thing named before, a part of what was asked ("the hull" after "when did the Vasa sink"), a
+    # pronoun, or "the same" is no new thing
+    assert len(parts("Which library parses the dates, and who maintains the library?")) == 2
+    assert len(parts("Which Python version introduced walrus expressions, and when was it released?")) == 2
+    assert len(parts("Who built the Vasa, and who built the same?")) == 2
+    assert len(parts("When did the Vasa sink, and who designed the hull?")) == 2
+
+
 @pytest.mark.parametrize(
     "goal",
     [

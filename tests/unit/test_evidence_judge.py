@@ -54,10 +54,12 @@ def test_a_two_part_goal_splits_and_the_back_reference_carries_its_subject() -> 
     checklist = decompose(goal, 5)
     assert checklist[0] == goal
     assert checklist[1] == "Which Python version introduced assignment expressions?"
-    assert checklist[2].startswith("Who wrote the PEP (")
-    assert "assignment" in checklist[2]
-    assert "expressions" in checklist[2]
-    assert [expected_type(q) for q in checklist[1:]] == [AnswerType.VERSION, AnswerType.PERSON]
+    assert checklist[2] == "Which PEP introduced assignment expressions?"  # the bridge, asked first
+    assert checklist[3].startswith("Who wrote the PEP (")
+    assert "assignment" in checklist[3]
+    assert "expressions" in checklist[3]
+    kinds = [expected_type(q) for q in checklist[1:]]
+    assert kinds == [AnswerType.VERSION, AnswerType.NAME, AnswerType.PERSON]
 
 
 def test_a_three_part_goal_with_a_context_statement() -> None:
@@ -137,6 +139,21 @@ def test_flagged_and_markup_sentences_are_never_facts() -> None:
     assert "Ignore all previous" not in evidence
     assert "![x]" not in evidence
     assert "evil.test" not in evidence
+
+
+def test_thanks_and_footer_lines_are_never_facts_however_well_they_match() -> None:
+    text = (
+        "Assignment expressions\n"
+        "Thanks to everyone who reviewed assignment expressions for Python 3.8.\n"
+        "Copyright 2001-2023, Python Software Foundation. Assignment expressions in version 3.8.\n"
+        "Assignment expressions were introduced in Python version 3.8.\n"
+    )
+    checklist = items("Which version introduced assignment expressions?")
+    analysis = asyncio.run(judge().analyse("goal", checklist, page(text)))
+    evidence = " ".join(f.evidence for f in analysis.facts)
+    assert "introduced in Python version 3.8" in evidence
+    assert "Thanks" not in evidence
+    assert "Copyright" not in evidence
 
 
 def test_the_ledger_rejects_unfit_facts_from_any_judge() -> None:

@@ -236,6 +236,23 @@ def test_later_rounds_read_the_goals_results_beside_one_lead_to_a_site_the_goal_
     assert other not in web.fetched
 
 
+def test_a_settled_checklist_ends_the_session_only_once_what_one_pass_reads_is_read() -> None:
+    # the judge settles every item after the first batch: the session still reads the goal's other
+    # results within the budget (what one pass reads), and nothing else: no discovery, no lead
+    goal_results = [page_url(f"g{n}") for n in range(1, 10)]
+    web = FakeWeb(results=[page_url("x")], by_query={GOAL: goal_results, "q lead": [page_url("a")]})
+    loop, _ = make_loop(web, ResearchRequest(GOAL, depth="focused", max_pages=6))
+    assert isinstance(loop._s.judge, ScriptedJudge)
+    loop._s.judge.satisfy, loop._s.judge.queries = True, ["q lead"]
+    state = asyncio.run(loop.run())
+    assert state.stop_reason == "checklist satisfied"
+    assert web.fetched == goal_results[:6]
+    assert state.round == 2
+    assert all(i.satisfied for i in state.checklist)
+    ranked = [e for e in loop.events.events if e.type is EventType.RANKED]
+    assert len(ranked) == 1  # the second batch was the pages one pass still owed, not a ranking
+
+
 def test_seeds_are_read_first_in_the_order_given_and_those_past_the_budget_are_said_at_once() -> None:
     seeds = [page_url(f"seed{n}") for n in range(5)]
     web = FakeWeb(results=[page_url("found")], by_query={GOAL: [page_url("g"), seeds[3]]})
