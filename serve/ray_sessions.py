@@ -48,19 +48,30 @@ class RaySessionManager:
     def _prune(self) -> None:
         """End the actors whose run has returned (a swarm's coordinator takes its researchers along);
         a run that raised is remembered with its reason, for when the stores could not record it."""
-        for session_id, (actor, done) in list(self._running.items()):
-            ready, _ = ray.wait([done], timeout=0)
-            if ready:  # finished: its state is in the stores from now on
-                try:
-                    ray.get(done, timeout=0)
-                except RayError as e:
-                    self._failures[session_id] = failure_reason(e)
-                    if len(self._failures) > FAILURES_KEPT:  # the oldest go: memory stays bounded
-                        del self._failures[next(iter(self._failures))]
-                del self._running[session_id]
-                self._requests.pop(session_id, None)
-                self._swarms.discard(session_id)
-                ray.kill(actor)
+        for session_id in list(self._running):
+            self._reap(session_id)
+
+    def _reap(self, session_id: str) -> bool:
+        """End one run's actor if its run has returned; whether it had (False for a run of another
+        replica's, which this one cannot see end)."""
+        running = self._running.get(session_id)
+        if running is None:
+            return False
+        actor, done = running
+        ready, _ = ray.wait([done], timeout=0)
+        if not ready:
+            return False
+        try:  # finished: its state is in the stores from now on
+            ray.get(done, timeout=0)
+        except RayError as e:
+            self._failures[session_id] = failure_reason(e)
+            if len(self._failures) > FAILURES_KEPT:  # the oldest go: memory stays bounded
+                del self._failures[next(iter(self._failures))]
+        del self._running[session_id]
+        self._requests.pop(session_id, None)
+        self._swarms.discard(session_id)
+        ray.kill(actor)
+        return True
 
     async def start(self, request: ResearchRequest, agents: int | None = None) -> str:
         """A session, or with ``agents`` a swarm: its coordinator counts as one running session
@@ -115,17 +126,26 @@ class RaySessionManager:
             return None
 
     async def events(self, session_id: str, after_seq: int) -> list[Event]:
-        """Polled by every open stream, so it prunes nothing (``result`` and the others do)."""
+        """Polled by every open stream, so it prunes no other run (``result`` and the others do). A
+        run of this replica's that has returned is ended here, and its stream then reads the stores
+        (with the run's failure when they could not take its end): a stream never waits on a run
+        that is over for an event its actor never logged."""
         running = self._actor(session_id)
+        found: list[Event] = []
         if running is not None:
             try:
-                return await running.events_since.remote(after_seq)  # type: ignore[no-any-return]
+                found = await running.events_since.remote(after_seq)
             except RayError:
                 pass  # restarting or gone: the stores have every checkpointed event
+            else:
+                if (found and found[-1].type.is_terminal) or not self._reap(session_id):
+                    return found
+            running = self._actor(session_id)
         state: SessionState | None = await self._engine.handles.memory.load_session.remote(session_id)
         if running is None and state is not None:
             self._adopt(state)
-        stored: list[Event] = await self._engine.handles.memory.events.remote(session_id, after_seq)
+        after = found[-1].seq if found else after_seq
+        stored: list[Event] = [*found, *await self._engine.handles.memory.events.remote(session_id, after)]
         if not stored and running is None and state is None:
             raise SessionNotFoundError(session_id)
         failure = self._failures.get(session_id)

@@ -179,4 +179,13 @@ def test_a_swarm_researches_a_multi_part_goal_with_the_evidence_judge(tmp_path: 
     assert ledger[0]["kind"] == "plan"
     assert ledger[-1]["kind"] == "completion"
     assert sum(r["kind"] == "assignment" for r in ledger) >= 2
-    assert "572" in (out / "report.md").read_text()
+    report = (out / "report.md").read_text()
+    assert "572" in report
+    # answers first in a swarm too: the version, verbatim from the evidence of the facts it cites
+    evidence = {f["id"]: f["evidence"] for f in result["facts"]}
+    version = next(a for a in result["answers"] if a["question"].startswith("Which Python version"))
+    assert (version["answer"], version["status"]) == ("3.8", "answered")
+    assert version["fact_ids"]
+    assert all("3.8" in evidence[i] for i in version["fact_ids"])
+    assert "## Answer\n" in report
+    assert report.index("## Answer") < report.index("3.8")
