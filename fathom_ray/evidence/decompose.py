@@ -121,6 +121,11 @@ def decompose(goal: str, count: int) -> list[str]:
     return list(dict.fromkeys([goal, *asked]))[: max(count, 1)]
 
 
+def question_sentences(text: str) -> list[str]:
+    """The sentences of a goal or item (a statement, then the question it leads to)."""
+    return [s for s in _SENTENCE_END.split(text) if s.strip()] or [text]
+
+
 def _parts(goal: str) -> list[str]:
     """Sentences cut at the clauses that start a new question; joined question words stay whole."""
     parts: list[str] = []

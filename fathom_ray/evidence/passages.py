@@ -31,7 +31,7 @@ from itertools import pairwise
 import numpy as np
 
 from fathom_ray.evidence.answer_types import TYPE_WORDS, AnswerType, expected_type, type_match
-from fathom_ray.evidence.decompose import asked_apart, subject_named
+from fathom_ray.evidence.decompose import asked_apart, question_sentences, subject_named
 from fathom_ray.evidence.sentences import Sentence
 from fathom_ray.evidence.terms import query_terms, terms
 from fathom_ray.models import ChecklistItem
@@ -72,13 +72,17 @@ class Question:
 
 def open_questions(checklist: Sequence[ChecklistItem]) -> list[Question]:
     """The checklist's open items as questions, all of them once every one is settled; an item
-    about several things is asked of each apart, under the item's id."""
+    about several things is asked of each apart, under the item's id, and an item of several
+    sentences sentence by sentence ("Flask 2.2.0 raised the minimum version of its WSGI toolkit.
+    On what date was that release published?"): a page that says one of them says part of the
+    item, and the whole, matched at once, dilutes every sentence's words."""
     items = [i for i in checklist if not i.satisfied] or list(checklist)
     listed = [about for _, about in asked_apart(checklist[0].question) if about] if checklist else []
     return [
-        Question.of(i.id, asked, about or subject_named(asked, listed))
+        Question.of(i.id, sentence, about or subject_named(asked, listed))
         for i in items
         for asked, about in asked_apart(i.question)
+        for sentence in question_sentences(asked)
     ]
 
 

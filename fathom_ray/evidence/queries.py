@@ -13,6 +13,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 
+from fathom_ray.evidence.decompose import question_sentences
 from fathom_ray.evidence.terms import keywords, stem
 from fathom_ray.models import ChecklistItem, Fact
 
@@ -116,7 +117,9 @@ def _multi_hop(items: Sequence[str], facts: Sequence[Fact], goal: str) -> list[s
     released"); elsewhere it is the answer to another question more often than a lead, and counts
     at ``VERSION_HOP_WEIGHT``. Only a question that leans on another's subject (decomposition gave it
     its context in parentheses: "that other engine", "the PEP", "it") takes a hop, or the goal when
-    it is the only question (it leans on nothing, but only facts can say what it names)."""
+    it is the only question (it leans on nothing, but only facts can say what it names). The hop's
+    words are those of the sentence that asks, never of the statements before it, which the first
+    page matched already."""
     weight: dict[str, tuple[float, int]] = {}
     for fact in facts:
         for name in identifiers(fact.evidence):
@@ -127,7 +130,7 @@ def _multi_hop(items: Sequence[str], facts: Sequence[Fact], goal: str) -> list[s
         if " (" not in question and question != goal:
             continue  # a part that names its own subject: no fact of another part's stands in for it
         asked = f"{question} {goal}".lower()
-        own = question.split(" (", 1)[0]  # without the context decomposition added
+        own = asking_sentence(question.split(" (", 1)[0])  # without the context decomposition added
         versions = 1.0 if _ASKS_OF_A_VERSION.search(own) else VERSION_HOP_WEIGHT
 
         def score(name: str, versions: float = versions) -> tuple[float, int, str]:
@@ -143,6 +146,15 @@ def _multi_hop(items: Sequence[str], facts: Sequence[Fact], goal: str) -> list[s
     for rank in range(HOPS_PER_ITEM):  # every question's first hop before any question's second
         queries += [mine[rank] for mine in per_item if rank < len(mine)]
     return queries
+
+
+def asking_sentence(question: str) -> str:
+    """The sentence of ``question`` that asks (its last question), without the statements before it:
+    in "Django 3.2.9 added support for a new Python version. Which flag did that version add to
+    zip()?" the first page matched the statement already, and the hop is what the question asks."""
+    sentences = question_sentences(question)
+    asking = [s for s in sentences if s.rstrip().endswith("?")]
+    return (asking or sentences)[-1]
 
 
 def _feedback(items: Sequence[str], facts: Sequence[Fact]) -> list[str]:

@@ -9,6 +9,7 @@ import pytest
 from fathom_ray.evidence.answer_types import AnswerType, expected_type, type_match
 from fathom_ray.evidence.decompose import decompose
 from fathom_ray.evidence.judge import EvidenceJudge
+from fathom_ray.evidence.passages import open_questions
 from fathom_ray.evidence.queries import discover, identifiers, topic
 from fathom_ray.evidence.sentences import split_sentences
 from fathom_ray.evidence.terms import title_match
@@ -141,6 +142,23 @@ def test_flagged_and_markup_sentences_are_never_facts() -> None:
     assert "evil.test" not in evidence
 
 
+def test_an_item_of_several_sentences_is_matched_sentence_by_sentence() -> None:
+    goal = (
+        "Flask 2.2.0 raised the minimum version of the WSGI toolkit it is built on. "
+        "On what date was that toolkit's release published?"
+    )
+    asked = open_questions(items(goal))
+    assert [(q.id, q.kind) for q in asked] == [("Q1", AnswerType.NONE), ("Q1", AnswerType.DATE)]
+    text = (
+        "Changes\nVersion 2.2.0\n"
+        "Flask 2.2.0 raises the minimum version of Werkzeug, the WSGI toolkit it is built on, to 2.2.\n"
+        "Blueprints may be nested and templates are cached between requests.\n"
+    )
+    analysis = asyncio.run(judge().analyse(goal, items(goal), page(text)))
+    assert any("Werkzeug" in f.evidence for f in analysis.facts)
+    assert not any("Blueprints" in f.evidence for f in analysis.facts)
+
+
 def test_thanks_and_footer_lines_are_never_facts_however_well_they_match() -> None:
     text = (
         "Assignment expressions\n"
@@ -198,6 +216,24 @@ def test_multi_hop_queries_join_what_facts_name_to_the_open_question() -> None:
     ]
     # SQL keywords in capitals and an example's one-letter column are no leads; mixed case is a name
     assert identifiers("UPSERT on t1.a is FALSE in MySQL and PostgreSQL.") == ["MySQL", "PostgreSQL"]
+    # a goal that states its first hop, then asks: the hop is the name and what the question asks
+    goal = (
+        "Requests 2.27.0 added its own JSONDecodeError. In the Python standard library, which built-in "
+        "exception class is json.JSONDecodeError a subclass of?"
+    )
+    found = [
+        Fact(
+            "F1",
+            "c",
+            "It inherits from json.JSONDecodeError and ValueError.",
+            "http://a.test/",
+            confidence=0.7,
+        )
+    ]
+    hop = discover(goal, items(goal), found, done=[goal], count=3)[0]
+    assert hop.startswith("ValueError ")
+    assert "Requests" not in hop
+    assert {"standard", "exception", "class"} <= set(hop.split())
 
 
 def test_a_topic_query_keeps_the_subject_and_drops_the_framing() -> None:
