@@ -106,6 +106,7 @@ def summary_record(summary: SessionSummary) -> dict[str, JsonValue]:
         "facts": summary.facts,
         "updated": round(summary.updated, 3),
         "owner": summary.owner,  # the token's name that started it ("" where tokens are not named)
+        "depth": summary.depth,
     }
 
 

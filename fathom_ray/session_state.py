@@ -74,6 +74,7 @@ class SessionSummary:
     facts: int = 0  # kept
     updated: float = 0.0  # when it was last saved, seconds since the epoch
     owner: str = ""  # ``ResearchRequest.owner``
+    depth: str = ""  # ``ResearchRequest.depth``
 
 
 @dataclass(frozen=True, slots=True)

@@ -208,9 +208,20 @@ def _body(runs: dict[tuple[str, str], Path], readme: Path, base: Path, seeds: li
         f'{result["usage"]["pages_fetched"]} pages, stop reason "{result["stop_reason"]}"; the session '
         f"itself took {result['usage']['session_s']:.1f} s once Ray, the browser and the judge were up "
         f"({result['usage']['wall_s']:.1f} s in all); its facts say "
-        f'"3.8": {"yes" if "3.8" in said else "no"}, "572": {"yes" if "572" in said else "no"}.'
+        f'"3.8": {"yes" if "3.8" in said else "no"}, "572": {"yes" if "572" in said else "no"}. '
+        f"Its answer lines, printed first: {_answer_lines(result)}."
     )
     return "\n".join(lines)
+
+
+def _answer_lines(result: dict[str, Any]) -> str:
+    """The run's answers as the CLI prints them, one clause each: question, answer, cited facts."""
+    lines = []
+    for answer in result.get("answers", []):
+        cited = f" ({', '.join(answer['fact_ids'])})" if answer.get("fact_ids") else ""
+        said = answer["answer"] or f"not found in {answer.get('pages_read', 0)} pages read"
+        lines.append(f'"{answer["question"]}" -> "{said}"{cited}')
+    return "; ".join(lines) or "none"
 
 
 def _count(name: str) -> int:

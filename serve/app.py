@@ -120,9 +120,15 @@ def build_app(
 
     @app.get("/health")
     async def health() -> dict[str, str | None]:
-        """Liveness, and where the Ray dashboard is (for the page's operations view and operators)."""
-        dashboard = (await manager.operations()).get("dashboard_url")
-        return {"status": "ok", "dashboard_url": dashboard if isinstance(dashboard, str) else None}
+        """Liveness, where the Ray dashboard is (for the page's operations view and operators), and
+        which web the engine reads ("offline": the offline test web, whose links only it can reach)."""
+        operations = await manager.operations()
+        dashboard, web = operations.get("dashboard_url"), operations.get("web")
+        return {
+            "status": "ok",
+            "dashboard_url": dashboard if isinstance(dashboard, str) else None,
+            "web": web if isinstance(web, str) else None,
+        }
 
     _add_research_routes(app, manager, settings, Depends(authorised), poll_s)
     return app

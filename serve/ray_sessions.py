@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 import uuid
 from typing import Any
 
@@ -215,6 +216,7 @@ class RaySessionManager:
             "max_sessions": self._max_sessions,
             "running": len(self._running),
             "dashboard_url": self._engine.dashboard_url,
+            "web": "offline" if self._engine.network.exclusive else "internet",
             "replica": self._replica,  # which replica answered, and on which Ray node
             "node": ray.get_runtime_context().get_node_id(),
         }
@@ -222,4 +224,10 @@ class RaySessionManager:
     async def list(self) -> list[dict[str, JsonValue]]:
         self._prune()
         rows: list[SessionSummary] = await self._engine.handles.memory.list_sessions.remote()
-        return [summary_record(row) for row in rows]
+        saved = {row.id for row in rows}
+        unsaved = [  # started here and not yet checkpointed: listed at once, as running
+            SessionSummary(i, r.goal, RUNNING, updated=time.time(), owner=r.owner, depth=r.depth)
+            for i, r in reversed(self._requests.items())
+            if i not in saved
+        ]
+        return [summary_record(row) for row in (*unsaved, *rows)]

@@ -1,6 +1,8 @@
 """The page for people: ``/`` (start research), ``/sessions`` (history), ``/sessions/{id}`` (a session,
 live or finished), ``/library`` (your documents: upload, list, delete, ask), ``/operations`` (the judge, the
-sessions, the Ray dashboard), and its script and style, all from ``serve/web/`` (no build step).
+sessions, the Ray dashboard), and its script, style and icon, all from ``serve/web/`` (no build step). A
+browser that asks for an address nothing serves gets the page with status 404 (its script shows "No
+such page"); any other client keeps the API's JSON 404.
 
 The page itself holds no data, so it needs no token; what it shows comes from the API with the
 bearer token the page asks for. Every answer carries a strict Content-Security-Policy: scripts,
@@ -13,7 +15,9 @@ import html
 from importlib.resources import files
 
 from fastapi import FastAPI, HTTPException, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.responses import HTMLResponse, Response
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 PAGE_CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self'; "
@@ -25,18 +29,32 @@ HEADERS = {
     "Referrer-Policy": "no-referrer",
     "Cache-Control": "no-cache",
 }
-ASSETS = {"app.js": "text/javascript", "style.css": "text/css"}
+ASSETS = {"app.js": "text/javascript", "style.css": "text/css", "icon.svg": "image/svg+xml"}
 PAGES = ("/", "/sessions", "/sessions/{session_id}", "/library", "/operations")
+API_PATHS = ("/research", "/documents", "/ask", "/status", "/health", "/static")  # keep their JSON 404
 
 
 def _asset(name: str) -> str:
     return files("serve").joinpath("web", name).read_text(encoding="utf-8")
 
 
+def _page(request: Request, status: int = 200) -> HTMLResponse:
+    root = html.escape(str(request.scope.get("root_path", "")).rstrip("/"), quote=True)
+    return HTMLResponse(_asset("index.html").replace("{{root}}", root), status, headers=HEADERS)
+
+
 def add_web_routes(app: FastAPI) -> None:
     async def page(request: Request) -> HTMLResponse:
-        root = html.escape(str(request.scope.get("root_path", "")).rstrip("/"), quote=True)
-        return HTMLResponse(_asset("index.html").replace("{{root}}", root), headers=HEADERS)
+        return _page(request)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def not_here(request: Request, error: StarletteHTTPException) -> Response:
+        """A person's browser asking for a page that is not there reads "No such page" in words."""
+        wants_page = request.method == "GET" and "text/html" in request.headers.get("accept", "")
+        path = request.url.path.removeprefix(str(request.scope.get("root_path", "")).rstrip("/"))
+        if error.status_code == 404 and wants_page and not path.startswith(API_PATHS):
+            return _page(request, 404)
+        return await http_exception_handler(request, error)
 
     for path in PAGES:  # one page; its script shows the view the path names
         app.add_api_route(path, page, include_in_schema=False, response_class=HTMLResponse)

@@ -59,11 +59,13 @@ class FakeSessions:
         step_s: float = 0.15,
         script: list[tuple[EventType, dict[str, JsonValue]]] | None = None,
         fact: Fact = FACT,
+        more_facts: tuple[Fact, ...] = (),
     ) -> None:
         self.max_sessions = max_sessions
         self.step_s = step_s
         self.script = SCRIPT if script is None else script
         self.fact = fact
+        self.more_facts = more_facts  # kept too, cited by no answer
         self.logs: dict[str, EventLog] = {}
         self.states: dict[str, SessionState] = {}
         self.cancelled: set[str] = set()
@@ -79,7 +81,9 @@ class FakeSessions:
         session_id = f"{'s' if agents is None else 'w'}{len(self.logs) + 1}"
         self.agents[session_id] = agents
         self.logs[session_id] = EventLog(session_id)
-        self.states[session_id] = SessionState(session_id, request, ledger=FactLedger([self.fact]))
+        self.states[session_id] = SessionState(
+            session_id, request, ledger=FactLedger([self.fact, *self.more_facts])
+        )
         self.tasks[session_id] = asyncio.create_task(self._play(session_id))
         return session_id
 
@@ -124,7 +128,14 @@ class FakeSessions:
         return [
             summary_record(
                 SessionSummary(
-                    i, s.request.goal, s.status, s.pages_fetched, len(s.ledger.facts), 1.0, s.request.owner
+                    i,
+                    s.request.goal,
+                    s.status,
+                    s.pages_fetched,
+                    len(s.ledger.facts),
+                    1.0,
+                    s.request.owner,
+                    s.request.depth,
                 )
             )
             for i, s in reversed(self.states.items())
@@ -136,6 +147,7 @@ class FakeSessions:
             "max_sessions": self.max_sessions,
             "running": self.running(),
             "dashboard_url": None,
+            "web": "offline",  # its pages are the offline web's
         }
 
     async def bundle(self, session_id: str) -> bytes:

@@ -58,8 +58,10 @@ class Neo4jGraphStore:
     def save_session(self, state: SessionState) -> None:
         self._run(
             "MERGE (s:Session {id: $id}) SET s.goal = $goal, s.status = $status, s.updated = $updated, "
-            "s.state = $state, s.pages = $pages, s.facts = $facts, s.owner = $owner",
+            "s.state = $state, s.pages = $pages, s.facts = $facts, s.owner = $owner, "
+            "s.depth = $depth",
             owner=state.request.owner,
+            depth=state.request.depth,
             pages=state.pages_fetched,
             facts=len(state.ledger.facts),
             id=state.session_id,
@@ -77,7 +79,7 @@ class Neo4jGraphStore:
         rows = self._run(
             "MATCH (s:Session) RETURN s.id AS id, s.goal AS goal, s.status AS status, "
             "coalesce(s.pages, 0) AS pages, coalesce(s.facts, 0) AS facts, s.updated AS updated, "
-            "coalesce(s.owner, '') AS owner "
+            "coalesce(s.owner, '') AS owner, coalesce(s.depth, '') AS depth "
             "ORDER BY s.updated DESC"
         )
         return [
@@ -89,6 +91,7 @@ class Neo4jGraphStore:
                 int(r["facts"]),
                 float(r["updated"]),
                 str(r["owner"]),
+                str(r["depth"]),
             )
             for r in rows
         ]

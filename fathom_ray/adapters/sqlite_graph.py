@@ -101,11 +101,14 @@ class SqliteGraphStore:
             "(SELECT count(*) FROM json_each(sessions.state, '$.pages') "
             "WHERE json_extract(value, '$.status') = 'ok'), "
             "json_array_length(sessions.state, '$.ledger.facts'), updated, "
-            "coalesce(json_extract(sessions.state, '$.request.owner'), '') "
+            "coalesce(json_extract(sessions.state, '$.request.owner'), ''), "
+            "coalesce(json_extract(sessions.state, '$.request.depth'), '') "
             "FROM sessions ORDER BY updated DESC"
         )
         return [
-            SessionSummary(r[0], r[1], r[2], int(r[3] or 0), int(r[4] or 0), float(r[5]), str(r[6]))
+            SessionSummary(
+                r[0], r[1], r[2], int(r[3] or 0), int(r[4] or 0), float(r[5]), str(r[6]), str(r[7])
+            )
             for r in rows
         ]
 

@@ -9,7 +9,14 @@ const TOKEN_KEY = "fathom-token";
 const RECONNECTS = 6;
 const $ = (id) => document.getElementById(id);
 let routed = location.pathname; // the view's path: a popstate that keeps it is an in-page #anchor
-const PANELS = ["token-panel", "start-panel", "session-panel", "history-panel", "documents-panel", "operations-panel"];
+const PANELS = ["token-panel", "start-panel", "session-panel", "history-panel", "documents-panel", "operations-panel", "missing-panel"];
+const GOAL_MIN = 5; // the API's limits (models.GOAL_MIN_CHARS, GOAL_MAX_CHARS), checked before sending
+const GOAL_MAX = 2000;
+const REFRESH_MS = 5000; // the operations view, while it is shown
+const FIELDS = { goal: "The goal", depth: "The depth", seeds: "The seeds", agents: "The number of researchers",
+  max_pages: "The page limit", question: "The question", sources: "The sources", mode: "The mode" };
+let operationsTimer = null;
+let webKind = null; // "offline" where the engine reads the offline test web (from /status)
 
 function token() { return sessionStorage.getItem(TOKEN_KEY); }
 
@@ -24,12 +31,32 @@ async function api(path, options = {}) {
   return response;
 }
 
-async function detail(response) {
-  try {
-    const body = await response.json();
-    return typeof body.detail === "string" ? body.detail : JSON.stringify(body.detail ?? body);
-  } catch { return `HTTP ${response.status}`; }
+function plural(n, word) { return `${n} ${word}${Number(n) === 1 ? "" : "s"}`; }
+
+// The API's refusal as sentences a person reads, each with the field it concerns ("" for none): a
+// validation error's list (field, position, message) becomes "Seed 2 (file:///x): ...", never JSON.
+function sentences(detail, status) {
+  if (typeof detail === "string") return [{ field: "", text: capital(detail) + (/[.!?]$/.test(detail) ? "" : ".") }];
+  if (!Array.isArray(detail)) return [{ field: "", text: `The server refused the request (HTTP ${status}).` }];
+  return detail.map((problem) => {
+    const where = (problem.loc || []).filter((part) => part !== "body");
+    const field = typeof where[0] === "string" ? where[0] : "";
+    const seed = field === "seeds" && Number.isInteger(where[1]);
+    const name = seed ? `Seed ${where[1] + 1}` : FIELDS[field] || "The request";
+    const shown = seed && typeof problem.input === "string" ? ` (${problem.input})` : "";
+    const message = String(problem.msg || "is not valid").replace(/^Value error, /, "");
+    return { field, text: `${name}${shown}: ${message.charAt(0).toLowerCase()}${message.slice(1)}.` };
+  });
 }
+
+function capital(text) { return text.charAt(0).toUpperCase() + text.slice(1); }
+
+async function problems(response) {
+  try { return sentences((await response.json()).detail, response.status); }
+  catch { return [{ field: "", text: `The server answered HTTP ${response.status}.` }]; }
+}
+
+async function detail(response) { return (await problems(response)).map((p) => p.text).join(" "); }
 
 function showOnly(id) {
   for (const panel of PANELS) $(panel).hidden = panel !== id;
@@ -67,12 +94,32 @@ class SessionView {
     $("s-answer-box").hidden = true;
     $("s-agents-box").hidden = true;
     $("s-report-box").hidden = true;
-    $("s-goal").textContent = id;
+    this.titles = new Map(); // a page's title, from its "analyzed" event
+    $("s-goal").textContent = "Loading the session";
     $("stop").disabled = false;
+    $("stop").hidden = false;
+    $("s-body").hidden = false;
+    $("s-offline").hidden = webKind !== "offline";
     this.status("connecting");
   }
 
   status(text) { $("s-status").textContent = text; }
+
+  // The session's own record first: its goal as the heading, or "no such session" (nothing to stop).
+  async begin() {
+    const response = await api(`/research/${encodeURIComponent(this.id)}`);
+    if (response.status === 404) {
+      this.finished = true;
+      $("s-goal").textContent = "No such session";
+      $("stop").hidden = true;
+      $("s-body").hidden = true;
+      $("s-offline").hidden = true;
+      this.status(`There is no session ${this.id} here: it never existed, or another token started it.`);
+      return false;
+    }
+    if (response.ok) $("s-goal").textContent = (await response.json()).goal || this.id;
+    return true;
+  }
 
   checklist(items) {
     $("s-checklist").replaceChildren(...items.map((item) => {
@@ -130,39 +177,60 @@ class SessionView {
     $("s-answer-box").hidden = false;
   }
 
-  page(url, outcome, failed = false) {
+  page(url, outcome, state = "") {
     let li = this.pages.get(url);
     if (!li) {
       li = el("li");
       this.pages.set(url, li);
       $("s-pages").append(li);
     }
-    li.className = failed ? "failed" : "";
-    li.replaceChildren(webLink(url), document.createTextNode(" "), el("span", outcome, "outcome"));
+    li.className = state;
+    li.replaceChildren(webLink(url, this.titles.get(url)), document.createTextNode(" "), el("span", outcome, "outcome"));
   }
 
-  fact(fact, url, agent) {
+  // A fact: its claim, then its quote where the quote says more than the claim, then its sources.
+  fact(fact, sources, agent) {
     const li = el("li");
-    if (fact.id && !$(`fact-${anchorKey(fact.id)}`)) li.id = `fact-${anchorKey(fact.id)}`;
-    li.append(el("span", fact.claim));
-    if (fact.evidence) li.append(el("blockquote", fact.evidence));
-    const source = el("span", "source: ", "source");
-    source.append(webLink(url));
+    for (const id of fact.ids || [fact.id]) { // merged facts: every id stays an anchor for the report
+      if (!id || $(`fact-${anchorKey(id)}`)) continue;
+      if (!li.id) li.id = `fact-${anchorKey(id)}`;
+      else li.append(Object.assign(el("span"), { id: `fact-${anchorKey(id)}` }));
+    }
+    const claim = plain(fact.claim);
+    li.append(el("span", claim));
+    const quote = plain(fact.evidence);
+    if (quote && quote !== claim) li.append(el("blockquote", quote));
+    const source = el("span", sources.length > 1 ? "sources: " : "source: ", "source");
+    sources.forEach((url, k) => {
+      if (k) source.append(document.createTextNode("; "));
+      source.append(webLink(url, this.titles.get(url)));
+    });
     if (agent) source.append(document.createTextNode(` (${agent})`));
     li.append(source);
     $("s-facts").append(li);
   }
 
-  // The session's kept facts, each an anchor (fact-F1) that the report's fact ids link to.
+  // The session's kept facts, one item per claim (the same claim from several pages once, with every
+  // source), each an anchor (fact-F1) that the report's fact ids link to.
   facts(facts) {
     $("s-facts").replaceChildren();
-    for (const fact of facts) this.fact(fact, fact.source_url, fact.agent);
+    const merged = new Map();
+    for (const fact of facts) {
+      const key = plain(fact.claim).toLowerCase();
+      const seen = merged.get(key);
+      if (!seen) merged.set(key, { fact: { ...fact, ids: [fact.id] }, sources: [fact.source_url] });
+      else {
+        seen.fact.ids.push(fact.id);
+        if (!seen.sources.includes(fact.source_url)) seen.sources.push(fact.source_url);
+      }
+    }
+    for (const { fact, sources } of merged.values()) this.fact(fact, sources, fact.agent);
   }
 
   agent(data) {
     $("s-agents-box").hidden = false;
     const text = `${data.agent}: ${data.status}${data.goal ? ` (${data.goal})` : ""}` +
-      `${data.facts !== undefined ? `, ${data.facts} facts` : ""}${data.why ? `: ${data.why}` : ""}`;
+      `${data.facts !== undefined ? `, ${plural(data.facts, "fact")}` : ""}${data.why ? `: ${data.why}` : ""}`;
     $("s-agents").append(el("li", text));
   }
 
@@ -179,15 +247,16 @@ class SessionView {
         this.status(`searching: ${(data.queries || []).join("; ")}`);
         break;
       case "fetching":
-        for (const url of data.urls || []) this.page(url, "fetching");
-        this.status(`fetching ${data.count} pages`);
+        for (const url of data.urls || []) this.page(url, "fetching", "fetching");
+        this.status(`fetching ${plural(data.count, "page")}`);
         break;
       case "analyzed":
-        this.page(data.url, `read: ${data.fact_count} facts`);
-        for (const fact of data.facts || []) this.fact(fact, data.url, agent);
+        if (data.title) this.titles.set(data.url, plain(data.title));
+        this.page(data.url, `read: ${plural(data.fact_count, "fact")}`);
+        for (const fact of data.facts || []) this.fact(fact, [data.url], agent);
         break;
       case "fetch_failed":
-        this.page(data.url, `failed: ${data.reason}`, true);
+        this.page(data.url, `failed: ${data.reason}`, "failed");
         break;
       case "agent":
         this.agent(data);
@@ -238,7 +307,12 @@ class SessionView {
     if (result.checklist) this.checklist(result.checklist);
     if (result.facts && result.facts.length) this.facts(result.facts);
     this.answers(result.answers, result.facts);
-    this.status(`${result.status || how}${result.stop_reason ? `: ${result.stop_reason}` : ""}`);
+    const status = result.status || how;
+    for (const [url, li] of this.pages) { // every page ends in a final state: none stays "fetching"
+      if (li.className === "fetching") this.page(url, status === "cancelled" ? "not read: stopped first" : "not read", "unread");
+    }
+    const reason = result.stop_reason && result.stop_reason !== status ? `: ${result.stop_reason}` : "";
+    this.status(`${status}${reason}`);
     const report = await api(`/research/${encodeURIComponent(this.id)}/report`);
     if (report.ok) {
       const body = await report.json();
@@ -324,17 +398,65 @@ function save(name, blob) {
 
 let current = null;
 
-function watch(id) {
+async function watch(id, focus = false) {
   showOnly("session-panel");
-  current = new SessionView(id);
-  current.follow();
+  const view = new SessionView(id);
+  current = view;
+  if (focus) $("s-goal").focus();
+  try {
+    if (!(await view.begin())) return;
+  } catch (error) { view.status(error.message); return; }
+  view.follow();
 }
+
+// A page's or a source's text, shown plainly: no pilcrows (a heading's anchor), one space between words.
+function plain(text) { return String(text ?? "").replaceAll("¶", "").replace(/\s+/g, " ").trim(); }
 
 // --- the form, the history, the routes --------------------------------------------------------------
 
+// What the API would refuse, said before sending: an empty, short or long goal, a seed that is no web page.
+function startProblems(goal, seeds) {
+  const found = [];
+  if (!goal) found.push({ field: "goal", text: "Write a goal: the question to research." });
+  else if (goal.length < GOAL_MIN) found.push({ field: "goal", text: `The goal is too short: write at least ${GOAL_MIN} characters.` });
+  if (goal.length > GOAL_MAX) {
+    found.push({ field: "goal", text: `The goal is ${goal.length.toLocaleString("en")} characters long; ` +
+      `the limit is ${GOAL_MAX.toLocaleString("en")}. Shorten it, then start again.` });
+  }
+  seeds.forEach((seed, k) => {
+    let url = null;
+    try { url = new URL(seed); } catch { url = null; }
+    if (!url) found.push({ field: "seeds", text: `Seed ${k + 1} (${seed}) is not a web address: write it whole, with http:// or https://.` });
+    else if (!["http:", "https:"].includes(url.protocol)) {
+      found.push({ field: "seeds", text: `Seed ${k + 1} (${seed}) is a ${url.protocol} address: only http:// and https:// pages can be read.` });
+    }
+  });
+  return found;
+}
+
+// Each problem as a sentence next to the field it concerns; the first such field gets the focus.
+function showStartProblems(found) {
+  const byField = { goal: [], seeds: [] };
+  const other = [];
+  for (const problem of found) (byField[problem.field] ?? other).push(problem.text);
+  for (const field of ["goal", "seeds"]) {
+    $(`${field}-error`).textContent = byField[field].join(" ");
+    if (byField[field].length) $(field).setAttribute("aria-invalid", "true");
+    else $(field).removeAttribute("aria-invalid");
+  }
+  $("start-error").textContent = other.join(" ");
+  const first = ["goal", "seeds"].find((field) => byField[field].length);
+  if (first) $(first).focus();
+}
+
+function countGoal() {
+  const length = $("goal").value.trim().length;
+  $("goal-count").textContent = `${length.toLocaleString("en")} of ${GOAL_MAX.toLocaleString("en")} characters`;
+  $("goal-count").className = length > GOAL_MAX ? "error" : "muted";
+}
+
 async function start(event) {
   event.preventDefault();
-  $("start-error").textContent = "";
   const agents = Number($("agents").value || 0);
   const body = {
     goal: $("goal").value.trim(),
@@ -344,16 +466,28 @@ async function start(event) {
     keep_running: true,
   };
   if (agents > 0) Object.assign(body, { mode: "swarm", agents });
+  const found = startProblems(body.goal, body.seeds);
+  showStartProblems(found);
+  if (found.length) return;
   try {
     const response = await api("/research", {
       method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
     });
-    if (!response.ok) { $("start-error").textContent = await detail(response); return; }
+    if (!response.ok) { showStartProblems(await problems(response)); return; }
     const { id } = await response.json();
     history.pushState({}, "", `${ROOT}/sessions/${encodeURIComponent(id)}`);
     routed = location.pathname;
-    watch(id);
+    watch(id, true);
   } catch (error) { $("start-error").textContent = error.message; }
+}
+
+// A table cell with the column's name, which a phone's stacked rows show before the value.
+function cell(label, content) {
+  const td = el("td");
+  td.dataset.label = label;
+  if (content instanceof Node) td.append(content);
+  else td.textContent = String(content ?? "-");
+  return td;
 }
 
 async function showHistory() {
@@ -362,14 +496,20 @@ async function showHistory() {
   const rows = response.ok ? await response.json() : [];
   $("history").replaceChildren(...rows.map((row) => {
     const tr = el("tr");
-    const goal = el("td");
+    tr.dataset.goal = String(row.goal).toLowerCase();
     const a = el("a", row.goal);
     a.href = `${ROOT}/sessions/${encodeURIComponent(row.id)}`;
-    goal.append(a);
     const when = row.updated ? new Date(row.updated * 1000).toLocaleString() : "-";
-    tr.append(goal, el("td", row.status), el("td", row.pages ?? "-"), el("td", row.facts ?? "-"), el("td", when));
+    tr.append(cell("Goal", a), cell("Depth", row.depth || "-"), cell("Status", row.status), cell("Pages", row.pages),
+      cell("Facts", row.facts), cell("When", when));
     return tr;
   }));
+  filterHistory();
+}
+
+function filterHistory() {
+  const words = $("history-search").value.toLowerCase().split(/\s+/).filter(Boolean);
+  for (const tr of $("history").children) tr.hidden = !words.every((word) => tr.dataset.goal.includes(word));
 }
 
 // --- documents: upload with progress, the list, ask --------------------------------------------------
@@ -421,13 +561,15 @@ async function listDocuments() {
     remove.type = "button";
     remove.setAttribute("aria-label", `Delete ${doc.title}`);
     remove.addEventListener("click", async () => {
+      if (!window.confirm(`Delete "${doc.title}" and its ${plural(doc.chunks, "chunk")}? This cannot be undone.`)) return;
       await api(`/documents/${encodeURIComponent(doc.id)}`, { method: "DELETE" });
       await listDocuments();
     });
     const action = el("td");
     action.append(remove);
-    tr.append(el("td", doc.title), el("td", doc.chunks), el("td", (doc.flags || []).join(", ") || "-"),
-      el("td", doc.source), action);
+    const file = String(doc.source ?? "").split(/[\\/]/).pop() || "-"; // the file's name, not the server's path
+    tr.append(cell("Title", doc.title), cell("Chunks", doc.chunks), cell("Flags", (doc.flags || []).join(", ") || "-"),
+      cell("File", file), action);
     return tr;
   }));
 }
@@ -518,20 +660,51 @@ function showDocuments() {
   listDocuments();
 }
 
+// The dashboard as this browser reaches it: an address on the engine's own loopback means the
+// engine's host, which is the host this page came from.
+function reachable(url) {
+  try {
+    const parsed = new URL(url);
+    if (["127.0.0.1", "localhost", "0.0.0.0", "[::1]"].includes(parsed.hostname)) parsed.hostname = location.hostname;
+    return parsed.href;
+  } catch { return url; }
+}
+
 async function showOperations() {
   showOnly("operations-panel");
-  const response = await api("/status");
-  const facts = response.ok ? await response.json() : {};
+  await refreshOperations();
+  clearInterval(operationsTimer);
+  operationsTimer = setInterval(() => {
+    if ($("operations-panel").hidden) clearInterval(operationsTimer);
+    else refreshOperations();
+  }, REFRESH_MS);
+}
+
+async function refreshOperations() {
+  const [status, sessions] = await Promise.all([api("/status"), api("/research")]);
+  const facts = status.ok ? await status.json() : {};
   const rows = [
     ["Judge", facts.judge || "-"],
+    ["Web", facts.web === "offline" ? "the offline test web" : "the internet"],
     ["Sessions running", `${facts.running ?? "-"} of at most ${facts.max_sessions ?? "-"}`],
   ];
   const list = $("operations");
   list.replaceChildren();
   for (const [name, value] of rows) list.append(el("dt", name), el("dd", value));
   const dashboard = el("dd");
-  dashboard.append(facts.dashboard_url ? webLink(facts.dashboard_url, facts.dashboard_url) : el("span", "not known"));
+  const url = facts.dashboard_url ? reachable(facts.dashboard_url) : null;
+  dashboard.append(url ? webLink(url, url) : el("span", "not known"));
   list.append(el("dt", "Ray dashboard"), dashboard);
+  const running = (sessions.ok ? await sessions.json() : []).filter((row) => row.status === "running");
+  $("running").replaceChildren(...running.map((row) => {
+    const li = el("li");
+    const a = el("a", row.goal);
+    a.href = `${ROOT}/sessions/${encodeURIComponent(row.id)}`;
+    li.append(a, document.createTextNode(` (${row.depth || "-"}, ${plural(row.pages ?? 0, "page")} so far)`));
+    return li;
+  }));
+  if (!running.length) $("running").replaceChildren(el("li", "none"));
+  $("operations-updated").textContent = `Updated ${new Date().toLocaleTimeString()}; refreshed every ${REFRESH_MS / 1000} s.`;
 }
 
 function route() {
@@ -541,11 +714,33 @@ function route() {
   if (path === "/sessions") return showHistory();
   if (path === "/library") return showDocuments();
   if (path === "/operations") return showOperations();
+  if (path !== "/") return showOnly("missing-panel");
   showOnly("start-panel");
+  countGoal();
   $("goal").focus();
 }
 
+// The engine's kind of web, once (from /health, which needs no token): a note on the session view
+// says where offline links lead.
+async function learnWeb() {
+  try {
+    const response = await fetch(`${ROOT}/health`);
+    if (response.ok) webKind = (await response.json()).web || null;
+  } catch { webKind = null; }
+  if (!$("session-panel").hidden && !$("s-body").hidden) $("s-offline").hidden = webKind !== "offline";
+}
+
 $("start-form").addEventListener("submit", start);
+$("goal").addEventListener("input", countGoal);
+for (const field of ["goal", "seeds"]) { // Ctrl+Enter (or Cmd+Enter) in a field starts the research
+  $(field).addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+      event.preventDefault();
+      $("start-form").requestSubmit();
+    }
+  });
+}
+$("history-search").addEventListener("input", filterHistory);
 $("ask-form").addEventListener("submit", askDocuments);
 $("files").addEventListener("change", () => uploadAll([...$("files").files]));
 for (const kind of ["dragenter", "dragover"]) {
@@ -569,6 +764,7 @@ $("stop").addEventListener("click", async () => {
   const response = await api(`/research/${encodeURIComponent(current.id)}`, { method: "DELETE" });
   current.status(response.ok ? "stopping" : await detail(response));
 });
+learnWeb();
 window.addEventListener("popstate", () => {
   if (location.pathname === routed) return; // a citation's #anchor on this view, not another view
   routed = location.pathname;

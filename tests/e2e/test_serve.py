@@ -116,6 +116,8 @@ def test_a_client_of_the_original_service_through_serve(api_url: str) -> None:
 def test_the_cap_holds_and_delete_cancels_through_serve(api_url: str) -> None:
     with httpx.Client(base_url=api_url, timeout=120) as client:
         first = client.post("/research", json=LONG_GOAL).json()["id"]
+        listed = {s["id"]: s for s in client.get("/research").json()}  # at once, before any checkpoint
+        assert (listed[first]["status"], listed[first]["depth"]) == ("running", LONG_GOAL["depth"])
         second = client.post("/research", json=LONG_GOAL).json()["id"]
         busy = client.post("/research", json=LONG_GOAL)
         assert busy.status_code == 429
@@ -267,10 +269,11 @@ def test_the_page_through_serve_live_reload_stop_and_permalink_after_a_restart(
         expect(page.locator("#s-pages li")).not_to_have_count(0, timeout=120_000)
         page.reload()
         expect(page.locator("#s-pages li")).not_to_have_count(0, timeout=120_000)
-        pages = page.locator("#s-pages li a").all_text_contents()
+        pages = page.locator("#s-pages li a").evaluate_all("links => links.map(a => a.href)")
         assert len(pages) == len(set(pages))
         page.get_by_role("button", name="Stop").click()
         expect(page.locator("#s-status")).to_contain_text("cancelled", timeout=120_000)
+        expect(page.locator("#s-pages li.fetching")).to_have_count(0)  # every page ends in a final state
         # the API's replica restarts: the permalink renders from the stores
         engine, _ = scripted_engine
         port = int(api_url.rsplit(":", 1)[1])

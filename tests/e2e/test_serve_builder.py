@@ -37,7 +37,8 @@ def deployed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ray_session: None)
 
 
 def test_the_configured_app_answers(deployed: str) -> None:
-    assert httpx.get(f"{deployed}/health", timeout=10).json() == {"status": "ok", "dashboard_url": None}
+    health = httpx.get(f"{deployed}/health", timeout=10).json()
+    assert health == {"status": "ok", "dashboard_url": None, "web": "internet"}
     assert httpx.get(f"{deployed}/research", timeout=30).status_code == 200
     assert httpx.post(f"{deployed}/research", json={"goal": "hi"}, timeout=30).status_code == 422
     assert (

@@ -74,6 +74,7 @@ def test_session_state_round_trips(store: GraphStore) -> None:
     assert store.load_session(sid) == state  # the whole value, as saved last
     listed = next(s for s in store.list_sessions() if s.id == sid)
     assert (listed.goal, listed.status, listed.facts, listed.owner) == ("a goal", "complete", 1, "alice")
+    assert listed.depth == "quick"  # History's depth column
     assert listed.updated > 0
     assert store.load_session("no-such-session") is None
 
