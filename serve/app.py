@@ -30,7 +30,7 @@ from fathom_ray.settings import ApiSettings
 from fathom_ray.swarm.plan import MAX_AGENTS
 from serve.access import Caller, caller_for
 from serve.documents import DocumentsApi, add_document_routes
-from serve.sessions import NoBundleError, SessionBusyError, SessionManager
+from serve.sessions import NoBundleError, NoReportError, SessionBusyError, SessionManager
 from serve.sse import HEARTBEAT, encode
 from serve.web import add_web_routes
 
@@ -114,6 +114,10 @@ def build_app(
     async def no_bundle(_: Request, error: NoBundleError) -> JSONResponse:
         return JSONResponse({"detail": str(error)}, 409 if error.running else 404)
 
+    @app.exception_handler(NoReportError)
+    async def no_report(_: Request, error: NoReportError) -> JSONResponse:
+        return JSONResponse({"detail": str(error)}, 409 if error.running else 503)
+
     @app.exception_handler(SessionNotFoundError)
     async def missing(_: Request, error: SessionNotFoundError) -> JSONResponse:
         return JSONResponse({"detail": str(error)}, 404)
@@ -196,6 +200,14 @@ def _add_research_routes(
         """The report as Markdown and as the HTML a page shows (raw HTML and images off, web links only)."""
         markdown = (await visible(session_id, caller)).report_markdown
         return {"markdown": markdown, "html": render_fragment(markdown)}
+
+    @app.get("/research/{session_id}/report.pdf")
+    async def report_pdf(session_id: str, caller: Caller = asker) -> Response:
+        """A finished session's report as a PDF, printed by the engine's Chromium."""
+        await visible(session_id, caller)
+        pdf = await manager.report_pdf(session_id)
+        disposition = f'attachment; filename="{session_id}-report.pdf"'
+        return Response(pdf, media_type="application/pdf", headers={"Content-Disposition": disposition})
 
     @app.get("/research/{session_id}/bundle")
     async def bundle(session_id: str, caller: Caller = asker) -> Response:

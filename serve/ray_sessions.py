@@ -17,11 +17,12 @@ from actors.engine import Engine
 from actors.ray_errors import failure_reason
 from fathom_ray.errors import InvalidRequestError, SessionNotFoundError
 from fathom_ray.models import Event, EventType, JsonValue, ResearchRequest
+from fathom_ray.report_html import render_html
 from fathom_ray.results import summary_record
 from fathom_ray.session_state import FAILED, RUNNING, SessionState, SessionSummary
 from fathom_ray.swarm.bundle import bundle_zip, read_bundle
 from fathom_ray.swarm.task_ledger import check_swarm_id
-from serve.sessions import NoBundleError, SessionBusyError
+from serve.sessions import NoBundleError, NoReportError, SessionBusyError
 
 logger = logging.getLogger(__name__)
 FAILURES_KEPT = 1000  # runs that raised, remembered for when the stores could not record it
@@ -113,6 +114,17 @@ class RaySessionManager:
             raise NoBundleError(session_id, "still running")
         await self.result(session_id)  # 404 for an unknown id
         raise NoBundleError(session_id, "only a finished swarm has one")
+
+    async def report_pdf(self, session_id: str) -> bytes:
+        state = await self.result(session_id)
+        if state.status == RUNNING or not state.report_markdown:
+            raise NoReportError(session_id, "still running")
+        page = render_html(state.request.goal, [state.report_markdown], state.ledger.facts)
+        try:
+            pdf: bytes = await self._engine.handles.browser.pdf.remote(page)
+        except RayError as e:
+            raise NoReportError(session_id, f"printing failed: {failure_reason(e)}") from e
+        return pdf
 
     def _actor(self, session_id: str) -> Any | None:
         """The running session's (or swarm's) actor, this replica's or another's; None when none runs."""

@@ -30,6 +30,14 @@ class NoBundleError(FathomError):
         self.running = why == "still running"
 
 
+class NoReportError(FathomError):
+    """A session's report cannot be printed: it still runs, or the printer failed."""
+
+    def __init__(self, session_id: str, why: str) -> None:
+        super().__init__(f"{session_id} has no printed report: {why}")
+        self.running = why == "still running"
+
+
 class SessionManager(Protocol):
     async def start(self, request: ResearchRequest, agents: int | None = None) -> str:
         """A new session's id, or with ``agents`` a swarm's; ``SessionBusyError`` over the cap."""
@@ -38,6 +46,11 @@ class SessionManager(Protocol):
     async def bundle(self, session_id: str) -> bytes:
         """A finished swarm's report bundle as a zip; ``NoBundleError`` for a session or a swarm
         still running, ``SessionNotFoundError`` for an unknown id."""
+        ...
+
+    async def report_pdf(self, session_id: str) -> bytes:
+        """A finished session's report (with its facts' evidence) printed to PDF by the engine's
+        Chromium; ``NoReportError`` while it runs or when printing fails."""
         ...
 
     async def events(self, session_id: str, after_seq: int) -> list[Event]:

@@ -10,6 +10,7 @@ import threading
 import time
 
 import uvicorn
+from playwright.async_api import async_playwright
 
 from fathom_ray import report
 from fathom_ray.answer_sheet import Answer, AnswerStatus
@@ -17,14 +18,15 @@ from fathom_ray.errors import SessionNotFoundError
 from fathom_ray.ledger import FactLedger
 from fathom_ray.llm.answers import Finding
 from fathom_ray.models import ChecklistItem, Event, EventType, Fact, JsonValue, ResearchRequest
+from fathom_ray.report_html import render_html
 from fathom_ray.results import summary_record
 from fathom_ray.session_events import EventLog
-from fathom_ray.session_state import CANCELLED, COMPLETE, SessionState, SessionSummary
-from fathom_ray.settings import ApiSettings
+from fathom_ray.session_state import CANCELLED, COMPLETE, RUNNING, SessionState, SessionSummary
+from fathom_ray.settings import ApiSettings, BrowserSettings
 from fathom_ray.swarm.bundle import bundle_zip
 from serve.app import build_app
 from serve.documents import DocumentsApi
-from serve.sessions import NoBundleError, SessionBusyError
+from serve.sessions import NoBundleError, NoReportError, SessionBusyError
 
 START_TIMEOUT_S = 30.0
 FACT = Fact(
@@ -149,6 +151,23 @@ class FakeSessions:
             "dashboard_url": None,
             "web": "offline",  # its pages are the offline web's
         }
+
+    async def report_pdf(self, session_id: str) -> bytes:
+        """Printed by a Chromium of its own, as the engine's browser pool prints: no script, no loads."""
+        state = await self.result(session_id)
+        if state.status == RUNNING:
+            raise NoReportError(session_id, "still running")
+        page = render_html(state.request.goal, [state.report_markdown], state.ledger.facts)
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(
+                executable_path=str(BrowserSettings().executable), args=["--no-sandbox"]
+            )
+            try:
+                tab = await browser.new_page(java_script_enabled=False)
+                await tab.set_content(page)
+                return await tab.pdf(format="A4")
+            finally:
+                await browser.close()
 
     async def bundle(self, session_id: str) -> bytes:
         state = await self.result(session_id)

@@ -336,6 +336,11 @@ class SessionView {
         return new Blob([JSON.stringify(await response.json(), null, 2)], { type: "application/json" });
       }],
       ["report.md", () => new Blob([markdown], { type: "text/markdown" })],
+      ["report.pdf", async () => { // printed by the engine's Chromium
+        const response = await api(`/research/${encodeURIComponent(this.id)}/report.pdf`);
+        if (!response.ok) throw new Error(await detail(response));
+        return response.blob();
+      }],
     ];
     if (this.id.startsWith("w")) {
       buttons.push(["bundle.zip", async () => {

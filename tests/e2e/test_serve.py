@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
 from playwright.sync_api import expect, sync_playwright
 from pydantic import SecretStr
+from pypdf import PdfReader
 from ray import serve
 from ray.util.state import list_actors
 from schemathesis.core.result import Ok
@@ -261,6 +262,10 @@ def test_the_page_through_serve_live_reload_stop_and_permalink_after_a_restart(
         expect(page.locator("#s-checklist li")).not_to_have_count(0)
         expect(page.locator("#s-pages li")).not_to_have_count(0)
         finished = page.url.rsplit("/", 1)[1]
+        with page.expect_download() as download:  # printed by the engine's browser pool
+            page.get_by_role("button", name="Download report.pdf").click()
+        printed = PdfReader(download.value.path())
+        assert GOAL["goal"] in " ".join(" ".join((p.extract_text() or "").split()) for p in printed.pages)
         # a long session: reloaded mid-stream it replays without a duplicate, then Stop cancels it
         page.goto(f"{api_url}/")
         page.get_by_label("Goal").fill(LONG_GOAL["goal"])

@@ -15,6 +15,7 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Dialog, Page, expect, sync_playwright
 from pydantic import SecretStr
+from pypdf import PdfReader
 
 from fathom_ray.adapters.llm_backends import ThreadedEmbedder
 from fathom_ray.adapters.qdrant_documents import QdrantDocumentStore
@@ -144,6 +145,13 @@ def test_research_from_the_form_live_view_report_and_permalink(browser: Browser)
         saved = json.loads(Path(download.value.path()).read_text())
         assert saved["facts"][0]["evidence"] == fact.evidence  # result.json as `fathom research` writes it
         assert "pages" in saved
+        with page.expect_download() as download:  # the report printed by Chromium, for every session
+            page.get_by_role("button", name="Download report.pdf").click()
+        assert download.value.suggested_filename == "s1-report.pdf"
+        printed = PdfReader(download.value.path())
+        text = " ".join(" ".join((p.extract_text() or "").split()) for p in printed.pages)
+        assert GOAL in text
+        assert fact.evidence in text  # the facts' evidence follows the report
         assert sessions.states["s1"].request.depth == "glance"
         again = open_page(browser, f"{server.url}/sessions/s1")  # the permalink, from the stored events
         expect(again.locator("#s-status")).to_have_text("complete: checklist satisfied", timeout=15_000)
@@ -281,6 +289,9 @@ def test_a_stopped_session_ends_every_page_and_unknown_addresses_say_so(browser:
         expect(page.locator("#s-goal")).to_have_text(GOAL)
         stop = page.get_by_role("button", name="Stop")
         before = stop.bounding_box()
+        running = httpx.get(f"{server.url}/research/s1/report.pdf")
+        assert running.status_code == 409  # no report to print while it runs
+        assert running.json()["detail"] == "s1 has no printed report: still running"
         stop.click()
         expect(page.locator("#s-status")).to_have_text("cancelled", timeout=15_000)
         expect(page.locator("#s-pages li .outcome")).to_have_text(["not read: stopped first"] * 2)
