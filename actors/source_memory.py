@@ -80,6 +80,9 @@ class SourceMemoryService:
     def list_sessions(self) -> list[SessionSummary]:
         return self.store.list_sessions()
 
+    def delete_session(self, session_id: str) -> bool:
+        return self.store.delete_session(session_id)
+
 
 def source_memory_actor(name: str | None = None, **placement: Any) -> Any:
     return actor_class(SourceMemoryService).options(

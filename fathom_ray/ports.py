@@ -85,6 +85,11 @@ class GraphStore(Protocol):
 
     def facts_of_page(self, url: str) -> list[Fact]: ...
 
+    def delete_session(self, session_id: str) -> bool:
+        """Forget a session: its state, events, frontier, questions and facts (the pages stay, as
+        other sessions read them too); whether it was there."""
+        ...
+
     def close(self) -> None: ...
 
 

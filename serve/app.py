@@ -30,7 +30,13 @@ from fathom_ray.settings import ApiSettings
 from fathom_ray.swarm.plan import MAX_AGENTS
 from serve.access import Caller, caller_for
 from serve.documents import DocumentsApi, add_document_routes
-from serve.sessions import NoBundleError, NoReportError, SessionBusyError, SessionManager
+from serve.sessions import (
+    NoBundleError,
+    NoReportError,
+    SessionBusyError,
+    SessionManager,
+    SessionRunningError,
+)
 from serve.sse import HEARTBEAT, encode
 from serve.web import add_web_routes
 
@@ -117,6 +123,10 @@ def build_app(
     @app.exception_handler(NoReportError)
     async def no_report(_: Request, error: NoReportError) -> JSONResponse:
         return JSONResponse({"detail": str(error)}, 409 if error.running else 503)
+
+    @app.exception_handler(SessionRunningError)
+    async def still_running(_: Request, error: SessionRunningError) -> JSONResponse:
+        return JSONResponse({"detail": str(error)}, 409)
 
     @app.exception_handler(SessionNotFoundError)
     async def missing(_: Request, error: SessionNotFoundError) -> JSONResponse:
@@ -222,6 +232,13 @@ def _add_research_routes(
         await visible(session_id, caller)
         await manager.cancel(session_id)
         return Started(id=session_id, status="cancelled")
+
+    @app.delete("/research/{session_id}/record")
+    async def forget(session_id: str, caller: Caller = asker) -> Started:
+        """Delete an ended session from the stores: its state, events and facts (409 while it runs)."""
+        await visible(session_id, caller)
+        await manager.forget(session_id)
+        return Started(id=session_id, status="deleted")
 
     @app.get("/status", dependencies=[asker])
     async def status() -> dict[str, Any]:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
+import shutil
 import time
 import uuid
 from typing import Any
@@ -22,9 +24,10 @@ from fathom_ray.results import summary_record
 from fathom_ray.session_state import FAILED, RUNNING, SessionState, SessionSummary
 from fathom_ray.swarm.bundle import bundle_zip, read_bundle
 from fathom_ray.swarm.task_ledger import check_swarm_id
-from serve.sessions import NoBundleError, NoReportError, SessionBusyError
+from serve.sessions import NoBundleError, NoReportError, SessionBusyError, SessionRunningError
 
 logger = logging.getLogger(__name__)
+ENDING_POLLS, ENDING_POLL_S = 60, 0.5  # how long a delete waits for an ended session's run to return
 FAILURES_KEPT = 1000  # runs that raised, remembered for when the stores could not record it
 _STARTED_HERE = re.compile(r"[sw]-[0-9a-f]{12}")  # the ids ``start`` gives sessions and swarms
 
@@ -114,6 +117,19 @@ class RaySessionManager:
             raise NoBundleError(session_id, "still running")
         await self.result(session_id)  # 404 for an unknown id
         raise NoBundleError(session_id, "only a finished swarm has one")
+
+    async def forget(self, session_id: str) -> None:
+        state = await self.result(session_id)  # 404 for an unknown id
+        for _ in range(ENDING_POLLS):  # its end is stored: its run returns a moment later
+            if state.status == RUNNING or session_id not in self._running or self._reap(session_id):
+                break
+            await asyncio.sleep(ENDING_POLL_S)
+        if state.status == RUNNING or self._actor(session_id) is not None:
+            raise SessionRunningError(session_id)
+        if not await self._engine.handles.memory.delete_session.remote(session_id):
+            raise SessionNotFoundError(session_id)
+        if _STARTED_HERE.fullmatch(session_id):  # a swarm's bundle is named by its id
+            shutil.rmtree(self._engine.settings.data_dir / "bundles" / session_id, ignore_errors=True)
 
     async def report_pdf(self, session_id: str) -> bytes:
         state = await self.result(session_id)

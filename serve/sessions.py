@@ -38,6 +38,13 @@ class NoReportError(FathomError):
         self.running = why == "still running"
 
 
+class SessionRunningError(FathomError):
+    """A running session cannot be deleted; stop it first."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"{session_id} is still running: stop it first, then delete it")
+
+
 class SessionManager(Protocol):
     async def start(self, request: ResearchRequest, agents: int | None = None) -> str:
         """A new session's id, or with ``agents`` a swarm's; ``SessionBusyError`` over the cap."""
@@ -62,6 +69,11 @@ class SessionManager(Protocol):
         ...
 
     async def cancel(self, session_id: str) -> bool: ...
+
+    async def forget(self, session_id: str) -> None:
+        """Delete a session that has ended from the stores (and a swarm's bundle);
+        ``SessionRunningError`` while it runs, ``SessionNotFoundError`` for an unknown id."""
+        ...
 
     async def operations(self) -> dict[str, JsonValue]:
         """What an operator looks at: the judge, the cap, the sessions running, the dashboard's URL."""

@@ -26,7 +26,7 @@ from fathom_ray.settings import ApiSettings, BrowserSettings
 from fathom_ray.swarm.bundle import bundle_zip
 from serve.app import build_app
 from serve.documents import DocumentsApi
-from serve.sessions import NoBundleError, NoReportError, SessionBusyError
+from serve.sessions import NoBundleError, NoReportError, SessionBusyError, SessionRunningError
 
 START_TIMEOUT_S = 30.0
 FACT = Fact(
@@ -151,6 +151,13 @@ class FakeSessions:
             "dashboard_url": None,
             "web": "offline",  # its pages are the offline web's
         }
+
+    async def forget(self, session_id: str) -> None:
+        await self.result(session_id)
+        if not self.tasks[session_id].done():
+            raise SessionRunningError(session_id)
+        for kept in (self.states, self.logs, self.tasks, self.agents):
+            kept.pop(session_id, None)
 
     async def report_pdf(self, session_id: str) -> bytes:
         """Printed by a Chromium of its own, as the engine's browser pool prints: no script, no loads."""

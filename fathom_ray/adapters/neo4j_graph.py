@@ -146,6 +146,15 @@ class Neo4jGraphStore:
             facts=[{"id": f.id, "url": f.source_url, "data": json.dumps(fact_to_json(f))} for f in facts],
         )
 
+    def delete_session(self, session_id: str) -> bool:
+        rows = self._run("MATCH (s:Session {id: $id}) DETACH DELETE s RETURN count(*) AS n", id=session_id)
+        self._run(
+            "MATCH (n) WHERE (n:Event OR n:Frontier OR n:Question OR n:Fact) AND n.session_id = $id "
+            "DETACH DELETE n",
+            id=session_id,
+        )
+        return bool(rows and rows[0]["n"])
+
     def facts_of_page(self, url: str) -> list[Fact]:
         rows = self._run(
             "MATCH (n:Fact)-[:CITES]->(:Page {url: $url}) RETURN n.data AS data ORDER BY n.session_id, n.id",

@@ -165,6 +165,17 @@ class SqliteGraphStore:
             )
         self._write(statements)
 
+    def delete_session(self, session_id: str) -> bool:
+        known = bool(self._read("SELECT 1 FROM sessions WHERE id = ?", (session_id,)))
+        self._write(
+            [("DELETE FROM sessions WHERE id = ?", (session_id,))]
+            + [
+                (f"DELETE FROM {table} WHERE session_id = ?", (session_id,))  # noqa: S608 (our names)
+                for table in ("events", "frontier", "questions", "facts")
+            ]
+        )
+        return known
+
     def facts_of_page(self, url: str) -> list[Fact]:
         rows = self._read("SELECT fact FROM facts WHERE source_url = ? ORDER BY session_id, id", (url,))
         return [fact_from_json(json.loads(r[0])) for r in rows]

@@ -505,11 +505,27 @@ async function showHistory() {
     const a = el("a", row.goal);
     a.href = `${ROOT}/sessions/${encodeURIComponent(row.id)}`;
     const when = row.updated ? new Date(row.updated * 1000).toLocaleString() : "-";
+    const action = el("td");
+    if (row.status !== "running") action.append(forgetButton(row));
     tr.append(cell("Goal", a), cell("Depth", row.depth || "-"), cell("Status", row.status), cell("Pages", row.pages),
-      cell("Facts", row.facts), cell("When", when));
+      cell("Facts", row.facts), cell("When", when), action);
     return tr;
   }));
   filterHistory();
+}
+
+// Delete an ended session from the stores, once the person has said yes.
+function forgetButton(row) {
+  const remove = el("button", "Delete");
+  remove.type = "button";
+  remove.setAttribute("aria-label", `Delete ${row.goal}`);
+  remove.addEventListener("click", async () => {
+    if (!window.confirm(`Delete the session "${row.goal}", its report and its facts? This cannot be undone.`)) return;
+    const response = await api(`/research/${encodeURIComponent(row.id)}/record`, { method: "DELETE" });
+    $("history-error").textContent = response.ok ? "" : await detail(response);
+    await showHistory();
+  });
+  return remove;
 }
 
 function filterHistory() {

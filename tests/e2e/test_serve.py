@@ -94,6 +94,10 @@ def test_a_session_streams_through_serve(api_url: str) -> None:
         listed = client.get("/research").json()
         session_id = listed[0]["id"]
         result = client.get(f"/research/{session_id}").json()
+        # deleted from the stores once it has ended: neither listed nor readable any more
+        assert client.delete(f"/research/{session_id}/record").json()["status"] == "deleted"
+        assert client.get(f"/research/{session_id}").status_code == 404
+        assert session_id not in {s["id"] for s in client.get("/research").json()}
     assert result["status"] == "complete"
     assert {"id", "status", "goal", "pages_scraped", "facts", "checklist", "report", "usage"} <= set(result)
 

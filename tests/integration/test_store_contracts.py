@@ -101,6 +101,26 @@ def test_frontier_and_fact_graph(store: GraphStore) -> None:
     assert store.facts_of_page(url) == [fact]
 
 
+def test_a_deleted_session_leaves_nothing_behind(store: GraphStore) -> None:
+    sid, kept = f"c-{uuid.uuid4().hex[:8]}", f"c-{uuid.uuid4().hex[:8]}"
+    url = f"http://www.sqlite.test/{sid}.html"
+    for session in (sid, kept):
+        store.save_session(SessionState(session, ResearchRequest("a goal", "quick")))
+        store.append_events(session, [Event(session, 1, EventType.ROUND_END, {"round": 1})])
+        store.save_frontier(session, SessionFrontier(50))
+        fact = Fact("F1", "WAL came in 3.7.0", "3.7.0 added WAL", url, ("Q1",))
+        store.record_facts(session, [ChecklistItem("Q1", "When did WAL come?", True)], [fact])
+    assert store.delete_session(sid)
+    assert store.load_session(sid) is None
+    assert store.events(sid) == []
+    assert store.load_frontier(sid) is None
+    assert sid not in {s.id for s in store.list_sessions()}
+    assert len(store.facts_of_page(url)) == 1  # the other session's fact of the page stays
+    assert store.load_session(kept) is not None
+    assert store.events(kept) != []
+    assert not store.delete_session(sid)  # gone already
+
+
 @pytest.fixture(params=MEMORY_BACKENDS)
 def memory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[QdrantSourceMemory]:
     settings = (

@@ -159,12 +159,17 @@ def test_research_from_the_form_live_view_report_and_permalink(browser: Browser)
         history = open_page(browser, f"{server.url}/sessions")
         expect(history.get_by_role("link", name=GOAL)).to_have_attribute("href", "/sessions/s1")
         expect(history.locator("#history tr td")).to_have_text(
-            [GOAL, "glance", "complete", "0", "3", re.compile(r"\d")]
+            [GOAL, "glance", "complete", "0", "3", re.compile(r"\d"), "Delete"]
         )
         history.get_by_label("Search history").fill("assignment PYTHON")
         expect(history.locator("#history tr")).to_be_visible()
         history.get_by_label("Search history").fill("sqlite")
         expect(history.locator("#history tr")).to_be_hidden()
+        history.get_by_label("Search history").fill("")
+        history.once("dialog", lambda dialog: dialog.accept())
+        history.get_by_role("button", name=f"Delete {GOAL}").click()  # asked first, then gone
+        expect(history.locator("#history tr")).to_have_count(0)
+        assert httpx.get(f"{server.url}/research/s1").status_code == 404
         assert not page.errors  # type: ignore[attr-defined]
     finally:
         server.stop()
@@ -292,6 +297,9 @@ def test_a_stopped_session_ends_every_page_and_unknown_addresses_say_so(browser:
         running = httpx.get(f"{server.url}/research/s1/report.pdf")
         assert running.status_code == 409  # no report to print while it runs
         assert running.json()["detail"] == "s1 has no printed report: still running"
+        kept = httpx.delete(f"{server.url}/research/s1/record")  # a running session is never deleted
+        assert kept.status_code == 409
+        assert kept.json()["detail"] == "s1 is still running: stop it first, then delete it"
         stop.click()
         expect(page.locator("#s-status")).to_have_text("cancelled", timeout=15_000)
         expect(page.locator("#s-pages li .outcome")).to_have_text(["not read: stopped first"] * 2)
