@@ -1,8 +1,11 @@
-"""Small network helpers shared by the tests: a free local port, waiting for a server to be healthy."""
+"""Small network helpers shared by the tests: a free local port, waiting for a server to be healthy,
+ending a server as Ctrl+C would."""
 
 from __future__ import annotations
 
+import signal
 import socket
+import subprocess
 import time
 
 import httpx
@@ -24,6 +27,16 @@ def wait_until_healthy(url: str, timeout_s: float, pause_s: float = 0.5) -> None
         except httpx.HTTPError:
             pass
         time.sleep(pause_s)
+
+
+def interrupt(process: subprocess.Popen[str], timeout_s: float = 90.0) -> None:
+    """End a server as Ctrl+C does, and kill it if it has not ended within ``timeout_s``."""
+    process.send_signal(signal.SIGINT)
+    try:
+        process.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(timeout=30)
 
 
 def wait_for_port(port: int, timeout_s: float, host: str = "127.0.0.1") -> bool:

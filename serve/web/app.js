@@ -216,7 +216,7 @@ class SessionView {
     $("s-facts").replaceChildren();
     const merged = new Map();
     for (const fact of facts) {
-      const key = plain(fact.claim).toLowerCase();
+      const key = plain(fact.claim).toLowerCase().replace(/[^\p{L}\p{N}]+/gu, " ").trim(); // case and punctuation aside
       const seen = merged.get(key);
       if (!seen) merged.set(key, { fact: { ...fact, ids: [fact.id] }, sources: [fact.source_url] });
       else {

@@ -5,7 +5,6 @@ and `fathom doctor` reading them, and the API's /status linking the dashboard.""
 from __future__ import annotations
 
 import os
-import signal
 import subprocess
 import sys
 import threading
@@ -17,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.net import free_port, wait_until_healthy
+from tests.net import free_port, interrupt, wait_until_healthy
 
 pytestmark = [pytest.mark.e2e]
 FATHOM = str(Path(sys.executable).parent / "fathom")
@@ -59,12 +58,7 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]
         wait_until_healthy(api, timeout_s=300)
         yield {"api": api, "ports": ports, "lines": lines, "env": env}
     finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(timeout=90)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=30)
+        interrupt(process)
         reader.join(timeout=30)
         if process.stdout is not None:
             process.stdout.close()

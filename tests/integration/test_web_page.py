@@ -75,7 +75,7 @@ def open_page(browser: Browser, url: str) -> Page:
 
 def test_research_from_the_form_live_view_report_and_permalink(browser: Browser) -> None:
     fact = Fact("F1", "Python 3.8 added :=", "Assignment expressions were added in 3.8", URL)
-    again_elsewhere = Fact("F2", "Python 3.8 added  :=", "The walrus came in 3.8", CHANGELOG)  # same claim
+    again_elsewhere = Fact("F2", "python 3.8 added  := .", "The walrus came in 3.8", CHANGELOG)  # the same
     plain = Fact("F3", "The ¶ walrus is an operator.", "The walrus is an operator.", URL)  # claim = quote
     sessions = FakeSessions(
         step_s=0.1,
