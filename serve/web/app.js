@@ -172,7 +172,7 @@ class SessionView {
       }
       return li;
     }));
-    const sources = [...numbers].flatMap(([url, n]) => [document.createTextNode(` [${n}] `), webLink(url)]);
+    const sources = [...numbers].flatMap(([url, n]) => [document.createTextNode(` [${n}] `), webLink(url, this.titles.get(url))]);
     $("s-answer-sources").replaceChildren(...sources);
     $("s-answer-box").hidden = false;
   }
