@@ -133,7 +133,7 @@ class RaySessionManager:
 
     async def report_pdf(self, session_id: str) -> bytes:
         state = await self.result(session_id)
-        if state.status == RUNNING or not state.report_markdown:
+        if state.status == RUNNING:
             raise NoReportError(session_id, "still running")
         page = render_html(state.request.goal, [state.report_markdown], state.ledger.facts)
         try:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import io
+import re
 import time
 import zipfile
 from collections.abc import Iterator
@@ -260,8 +261,12 @@ def test_the_page_through_serve_live_reload_stop_and_permalink_after_a_restart(
         page.goto(f"{api_url}/")
         page.get_by_label("Goal").fill(GOAL["goal"])
         page.get_by_label("Depth").select_option("glance")
+        metadata = "http://169.254.169.254/latest/meta-data/"  # a seed the engine refuses: named, with why
+        page.get_by_label("Start from these URLs (one per line, optional)").fill(metadata)
         page.get_by_role("button", name="Start research").click()
         expect(page.locator("#s-status")).to_contain_text("complete", timeout=120_000)
+        refused = page.locator("#s-pages li.failed", has_text="169.254.169.254")
+        expect(refused.locator(".outcome")).to_have_text(re.compile(r"^failed: \S"))
         expect(page.locator("#s-report-box")).to_be_visible()
         expect(page.locator("#s-checklist li")).not_to_have_count(0)
         expect(page.locator("#s-pages li")).not_to_have_count(0)

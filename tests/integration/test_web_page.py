@@ -501,3 +501,15 @@ def test_every_view_passes_axe_and_breaks_no_csp_rule(browser: Browser, tmp_path
         assert len(list(shots.glob("*.png"))) == 2 * len(views)
     finally:
         server.stop()
+    guarded = Server(FakeSessions(), ApiSettings(token=SecretStr("s3cret")))  # the token's own view
+    try:
+        for width in (390, 1280):
+            audit = browser.new_context(bypass_csp=True, viewport={"width": width, "height": 844})
+            page = audit.new_page()
+            page.goto(f"{guarded.url}/sessions")
+            expect(page.locator("#token-panel")).to_be_visible()
+            assert page.evaluate("document.documentElement.scrollWidth") <= width
+            assert serious_violations(page) == [], ("token", width)
+            audit.close()
+    finally:
+        guarded.stop()
