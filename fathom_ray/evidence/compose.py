@@ -11,7 +11,9 @@ every other item is. The findings are each item's best facts, near-duplicates me
 finding that cites them all.
 
 The answers are each item's typed span (``spans``) from its best fact: the fact whose evidence
-best offers the answer type, then the most confident; a person comes only from a fact that says a
+best offers the answer type, then (for a version, date, person or number) the one that says most of
+what the question is about ("assignment expressions", not another feature's "New in version 3.6"),
+then the most confident; a person comes only from a fact that says a
 word of the question itself. A version, date, person or number question whose facts hold no such
 span has no answer. Another page's fact about the item that offers a
 different value as well and nearly as confidently (or that the ledger marks as contradicting the
@@ -24,6 +26,7 @@ import re
 from collections.abc import Sequence
 
 from fathom_ray.evidence.answer_types import TYPE_WORDS, AnswerType, expected_type, type_match
+from fathom_ray.evidence.queries import FRAME_WORDS
 from fathom_ray.evidence.spans import name_span, typed_span
 from fathom_ray.evidence.terms import keywords, terms
 from fathom_ray.llm.answers import Finding, ItemAnswer
@@ -89,17 +92,22 @@ def _similar(a: Fact, b: Fact) -> bool:
 
 def item_answers(checklist: Sequence[ChecklistItem], facts: Sequence[Fact]) -> list[ItemAnswer]:
     """Each item's answer from its best fact's evidence, a multi-part goal's parts only."""
+    whole = checklist[0].id if len(checklist) > 1 else None
     items = checklist[1:] if len(checklist) > 1 else checklist
-    found = (_item_answer(item, facts) for item in items)
+    found = (_item_answer(item, facts, whole) for item in items)
     return [answer for answer in found if answer is not None]
 
 
-def _item_answer(item: ChecklistItem, facts: Sequence[Fact]) -> ItemAnswer | None:
+def _item_answer(item: ChecklistItem, facts: Sequence[Fact], whole: str | None = None) -> ItemAnswer | None:
+    """``whole``: the multi-part goal's item, whose facts may answer any part (a swarm's researcher
+    links a fact to its own part and the goal: the version fact found for "which PEP" answers "which
+    version" too)."""
     kind = expected_type(item.question)
     spans = [
         (f, s)
         for f in facts
-        if item.id in f.checklist_ids and (kind is not AnswerType.PERSON or _names_its_subject(f, item))
+        if (item.id in f.checklist_ids or (whole is not None and whole in f.checklist_ids))
+        and (kind is not AnswerType.PERSON or _names_its_subject(f, item))
         if (s := typed_span(f.evidence, item.question, kind))
     ]
     if not spans:
@@ -108,8 +116,14 @@ def _item_answer(item: ChecklistItem, facts: Sequence[Fact]) -> ItemAnswer | Non
     def unnamed(fact: Fact) -> bool:  # a "which PEP" fact that names no PEP offers a clause alone
         return kind is AnswerType.NAME and name_span(fact.evidence, item.question) is None
 
+    subject = _subject_words(item.question) if kind in CHECKABLE else set()
     spans.sort(
-        key=lambda pair: (unnamed(pair[0]), -(type_match(pair[0].evidence, kind) or 0.0), *_rank(pair[0]))
+        key=lambda pair: (
+            unnamed(pair[0]),
+            -(type_match(pair[0].evidence, kind) or 0.0),
+            -len(subject & _said(pair[0].evidence)),  # a value about what is asked: "assignment expressions"
+            *_rank(pair[0]),
+        )
     )
     best, span = spans[0]
     twins = [f.id for f, s in spans[1:] if _same(s, span)][:3]
@@ -167,6 +181,20 @@ def _about_its_subject(fact: Fact, question: str) -> bool:
     kinds = {*TYPE_WORDS, head.group(1).casefold()} if head else TYPE_WORDS
     own = {w.casefold() for w in keywords(asked)} - kinds
     return not own or bool(own & {w.casefold() for w in keywords(fact.evidence)})
+
+
+def _subject_words(question: str) -> set[str]:
+    """What a question is about, in its own words (before the context decomposition added): its
+    keywords past the kind of answer it wants and the words that frame it ("which Python version
+    introduced assignment expressions": python, assignment, expressions)."""
+    asked = question.split(" (", 1)[0]
+    head = _ASKED_KIND.search(asked)
+    kinds = {*TYPE_WORDS, *FRAME_WORDS, *([head.group(1).casefold()] if head else [])}
+    return {w.casefold() for w in keywords(asked)} - kinds
+
+
+def _said(text: str) -> set[str]:
+    return {w.casefold() for w in keywords(text)}
 
 
 def _same(a: str, b: str) -> bool:

@@ -159,6 +159,27 @@ def test_sources_that_disagree_make_a_conflicting_answer_with_the_other_value_ci
     assert same.status is AnswerStatus.ANSWERED
 
 
+def test_a_value_about_what_the_question_asks_beats_a_likelier_one_about_something_near() -> None:
+    checklist = [ChecklistItem("Q1", "Which Python version introduced assignment expressions?")]
+    url = "http://docs.python.test/3.11/reference/expressions.html"
+    near = Fact(
+        "F1", "", "New in version 3.6: Asynchronous generator expressions were introduced.", url, ("Q1",), 0.8
+    )
+    about = Fact(
+        "F2",
+        "",
+        "New in version 3.8: See PEP 572 for more details about assignment expressions.",
+        url,
+        ("Q1",),
+        0.7,
+    )
+    (answer,) = answer_sheet(checklist, item_answers(checklist, [near, about]), [near, about], 1).answers
+    assert (answer.answer, answer.fact_ids) == ("3.8", ("F2",))  # it says "assignment expressions"
+    alone = [near]  # with nothing about the subject, the likeliest value still answers
+    (only,) = answer_sheet(checklist, item_answers(checklist, alone), alone, 1).answers
+    assert only.answer == "3.6"
+
+
 def test_a_name_is_answered_by_the_fact_that_names_it_and_only_a_name_rivals_it() -> None:
     checklist = [ChecklistItem("Q1", "Which PEP introduced assignment expressions?")]
 
