@@ -161,6 +161,11 @@ def render_html(title: str, sections: Sequence[str], facts: Sequence[Fact] = ())
     )
 
 
+def session_page(goal: str, markdown: str, facts: Sequence[Fact]) -> str:
+    """A session's report on one page, its facts' evidence after it: what report.pdf prints."""
+    return render_html(goal, [markdown], facts)
+
+
 def evidence_section(facts: Sequence[Fact]) -> str:
     """The facts as HTML, each with its claim, its quoted evidence and its source (linked when it is
     http(s)); everything a source wrote escaped."""

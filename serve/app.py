@@ -215,17 +215,15 @@ def _add_research_routes(
     async def report_pdf(session_id: str, caller: Caller = asker) -> Response:
         """A finished session's report as a PDF, printed by the engine's Chromium."""
         await visible(session_id, caller)
-        pdf = await manager.report_pdf(session_id)
-        disposition = f'attachment; filename="{session_id}-report.pdf"'
-        return Response(pdf, media_type="application/pdf", headers={"Content-Disposition": disposition})
+        return _attachment(
+            await manager.report_pdf(session_id), "application/pdf", f"{session_id}-report.pdf"
+        )
 
     @app.get("/research/{session_id}/bundle")
     async def bundle(session_id: str, caller: Caller = asker) -> Response:
         """A finished swarm's report bundle as one zip."""
         await visible(session_id, caller)
-        archive = await manager.bundle(session_id)
-        disposition = f'attachment; filename="{session_id}-bundle.zip"'
-        return Response(archive, media_type="application/zip", headers={"Content-Disposition": disposition})
+        return _attachment(await manager.bundle(session_id), "application/zip", f"{session_id}-bundle.zip")
 
     @app.delete("/research/{session_id}")
     async def cancel(session_id: str, caller: Caller = asker) -> Started:
@@ -249,6 +247,13 @@ def _add_research_routes(
     async def sessions(caller: Caller = asker) -> list[dict[str, Any]]:
         """The sessions this token may see (every one, where tokens are not isolated)."""
         return [row for row in await manager.list() if caller.may_see(str(row.get("owner", "")))]
+
+
+def _attachment(body: bytes, media_type: str, filename: str) -> Response:
+    """A download: ``body`` saved as ``filename`` (an id the API gave, so nothing to quote)."""
+    return Response(
+        body, media_type=media_type, headers={"Content-Disposition": f'attachment; filename="{filename}"'}
+    )
 
 
 async def _ended(manager: SessionManager, session_id: str, after: int) -> bool:

@@ -19,7 +19,7 @@ from actors.engine import Engine
 from actors.ray_errors import failure_reason
 from fathom_ray.errors import InvalidRequestError, SessionNotFoundError
 from fathom_ray.models import Event, EventType, JsonValue, ResearchRequest
-from fathom_ray.report_html import render_html
+from fathom_ray.report_html import session_page
 from fathom_ray.results import summary_record
 from fathom_ray.session_state import FAILED, RUNNING, SessionState, SessionSummary
 from fathom_ray.swarm.bundle import bundle_zip, read_bundle
@@ -135,7 +135,7 @@ class RaySessionManager:
         state = await self.result(session_id)
         if state.status == RUNNING:
             raise NoReportError(session_id, "still running")
-        page = render_html(state.request.goal, [state.report_markdown], state.ledger.facts)
+        page = session_page(state.request.goal, state.report_markdown, state.ledger.facts)
         try:
             pdf: bytes = await self._engine.handles.browser.pdf.remote(page)
         except RayError as e:

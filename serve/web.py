@@ -38,8 +38,13 @@ def _asset(name: str) -> str:
     return files("serve").joinpath("web", name).read_text(encoding="utf-8")
 
 
+def _root(request: Request) -> str:
+    """Where the app is mounted ("" at the host's root)."""
+    return str(request.scope.get("root_path", "")).rstrip("/")
+
+
 def _page(request: Request, status: int = 200) -> HTMLResponse:
-    root = html.escape(str(request.scope.get("root_path", "")).rstrip("/"), quote=True)
+    root = html.escape(_root(request), quote=True)
     return HTMLResponse(_asset("index.html").replace("{{root}}", root), status, headers=HEADERS)
 
 
@@ -51,7 +56,7 @@ def add_web_routes(app: FastAPI) -> None:
     async def not_here(request: Request, error: StarletteHTTPException) -> Response:
         """A person's browser asking for a page that is not there reads "No such page" in words."""
         wants_page = request.method == "GET" and "text/html" in request.headers.get("accept", "")
-        path = request.url.path.removeprefix(str(request.scope.get("root_path", "")).rstrip("/"))
+        path = request.url.path.removeprefix(_root(request))
         if error.status_code == 404 and wants_page and not path.startswith(API_PATHS):
             return _page(request, 404)
         return await http_exception_handler(request, error)

@@ -18,7 +18,7 @@ from fathom_ray.errors import SessionNotFoundError
 from fathom_ray.ledger import FactLedger
 from fathom_ray.llm.answers import Finding
 from fathom_ray.models import ChecklistItem, Event, EventType, Fact, JsonValue, ResearchRequest
-from fathom_ray.report_html import render_html
+from fathom_ray.report_html import session_page
 from fathom_ray.results import summary_record
 from fathom_ray.session_events import EventLog
 from fathom_ray.session_state import CANCELLED, COMPLETE, RUNNING, SessionState, SessionSummary
@@ -164,7 +164,7 @@ class FakeSessions:
         state = await self.result(session_id)
         if state.status == RUNNING:
             raise NoReportError(session_id, "still running")
-        page = render_html(state.request.goal, [state.report_markdown], state.ledger.facts)
+        page = session_page(state.request.goal, state.report_markdown, state.ledger.facts)
         async with async_playwright() as playwright:
             browser = await playwright.chromium.launch(
                 executable_path=str(BrowserSettings().executable), args=["--no-sandbox"]

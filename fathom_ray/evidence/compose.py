@@ -141,8 +141,8 @@ def _names_its_subject(fact: Fact, item: ChecklistItem) -> bool:
     """Whether a fact says a word of the question itself (before the context decomposition added):
     "Who wrote the PEP" is not answered by "The augmented assignment patch was implemented by
     Thomas Wouters", a person with no PEP in sight. A question without such words passes."""
-    own = {w.casefold() for w in keywords(item.question.split(" (", 1)[0])}
-    return not own or bool(own & {w.casefold() for w in keywords(fact.evidence)})
+    own = _said(item.question.split(" (", 1)[0])
+    return not own or bool(own & _said(fact.evidence))
 
 
 def _conflict(
@@ -176,21 +176,22 @@ def _conflict(
 def _about_its_subject(fact: Fact, question: str) -> bool:
     """Whether a fact says a word of what the question is about, past what kind of answer it wants
     ("introduced", "assignment", "expressions" of "Which PEP introduced assignment expressions?")."""
-    asked = question.split(" (", 1)[0]
-    head = _ASKED_KIND.search(asked)
-    kinds = {*TYPE_WORDS, head.group(1).casefold()} if head else TYPE_WORDS
-    own = {w.casefold() for w in keywords(asked)} - kinds
-    return not own or bool(own & {w.casefold() for w in keywords(fact.evidence)})
+    own = _asked_words(question)
+    return not own or bool(own & _said(fact.evidence))
 
 
 def _subject_words(question: str) -> set[str]:
-    """What a question is about, in its own words (before the context decomposition added): its
-    keywords past the kind of answer it wants and the words that frame it ("which Python version
-    introduced assignment expressions": python, assignment, expressions)."""
+    """What a question is about, past the words that frame it too ("which Python version introduced
+    assignment expressions": python, assignment, expressions)."""
+    return _asked_words(question, FRAME_WORDS)
+
+
+def _asked_words(question: str, framing: frozenset[str] = frozenset()) -> set[str]:
+    """A question's own words (before the context decomposition added), past the kind of answer it
+    wants ("which PEP", "version") and ``framing``."""
     asked = question.split(" (", 1)[0]
     head = _ASKED_KIND.search(asked)
-    kinds = {*TYPE_WORDS, *FRAME_WORDS, *([head.group(1).casefold()] if head else [])}
-    return {w.casefold() for w in keywords(asked)} - kinds
+    return _said(asked) - {*TYPE_WORDS, *framing, *([head.group(1).casefold()] if head else [])}
 
 
 def _said(text: str) -> set[str]:
