@@ -16,7 +16,7 @@ from actors.coordinator import run_swarm
 from actors.engine import Engine, run_session
 from fathom_ray.errors import FathomError
 from fathom_ray.models import ResearchRequest
-from fathom_ray.results import result_document
+from fathom_ray.results import ResearchResult
 from fathom_ray.swarm.plan import check_agents
 
 
@@ -81,10 +81,10 @@ def run_batch(
             line: dict[str, Any] = {"id": question.id}
             if question.agents is not None:  # its bundle stays in DATA_DIR/bundles/<swarm id>
                 swarm_id = f"w-b-{_plain(question.id)}"
-                line |= run_swarm(engine, question.request, swarm_id, question.agents).document
+                line |= run_swarm(engine, question.request, swarm_id, question.agents).research.to_json()
             else:
                 _, outcome = run_session(engine, question.request, f"b-{question.id}")
-                line |= result_document(outcome.state, time.monotonic() - started)
+                line |= ResearchResult.from_session(outcome.state, time.monotonic() - started).to_json()
         except Exception as e:  # noqa: BLE001 (one failed question is a result line, not the end of the batch)
             line = {
                 "id": question.id,

@@ -29,7 +29,7 @@ from fathom_ray.settings import Settings
 from fathom_ray.swarm.bundle import SwarmReport, bundle_files, report_page, write_bundle
 from fathom_ray.swarm.coordinator import Coordinator, ResearcherOutcome
 from fathom_ray.swarm.plan import Budget, SubGoal, check_agents
-from fathom_ray.swarm.results import swarm_document, swarm_state
+from fathom_ray.swarm.results import swarm_result, swarm_state
 from fathom_ray.swarm.task_ledger import Beacon, LedgerRecord, RecordKind, read_text
 
 if TYPE_CHECKING:  # the engine's module imports every store and the browser: not for the actor's process
@@ -78,7 +78,14 @@ class _Researchers:
         state = outcome.state
         pages = {p.url: p.text for p in state.pages if p.text}
         return ResearcherOutcome(
-            sub.agent, tuple(state.ledger.facts), pages, state.pages_fetched, state.stop_reason, reported=True
+            sub.agent,
+            tuple(state.ledger.facts),
+            pages,
+            state.pages_fetched,
+            state.stop_reason,
+            reported=True,
+            usage=state.usage,
+            failures=state.failures,
         )
 
     async def _run_relaying(self, actor: Any, agent: str) -> SessionOutcome:
@@ -188,11 +195,11 @@ class CoordinatorService:
             for role in (analyst, verifier):
                 ray.kill(role, no_restart=True)
         elapsed = time.monotonic() - started
-        document = swarm_document(result, self.request.depth, self.judge_label, elapsed)
+        research = swarm_result(result, self.request.depth, self.judge_label, elapsed)
         page = report_page(result)
         pdf = await self._pdf(handles.browser, page)
         ledger_jsonl = read_text(folder, self.swarm_id)
-        files = bundle_files(result, document, ledger_jsonl, with_pdf=pdf is not None, page=page)
+        files = bundle_files(result, research, ledger_jsonl, with_pdf=pdf is not None, page=page)
         write_bundle(self.settings.data_dir / "bundles" / self.swarm_id, files, pdf)
         state = swarm_state(result, self.request, swarm.verified(), elapsed, self.judge_label)
         self.events.emit(
@@ -201,7 +208,7 @@ class CoordinatorService:
         )
         await memory.checkpoint(state, self.events.take_unsaved())
         handles.ledger.close.remote(self.swarm_id)
-        return SwarmReport(result, document, files, pdf)
+        return SwarmReport(result, research, files, pdf)
 
     async def wake(self, record: LedgerRecord) -> None:
         """An attention record of this swarm, at once: into the stream; a blocked researcher is asked

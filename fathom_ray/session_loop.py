@@ -20,8 +20,8 @@ from typing import Any, Protocol, TypeVar
 
 import numpy as np
 
+from fathom_ray import checklist as checklists
 from fathom_ray.answer_sheet import to_json as answer_json
-from fathom_ray.conclusion import conclude
 from fathom_ray.documents.models import DocumentHit
 from fathom_ray.errors import SearchError, SessionError
 from fathom_ray.evidence.terms import title_match
@@ -199,14 +199,14 @@ class ResearchSession:
         try:
             info = await self._s.judge.start()  # started already: it says which judge it is
             self.state.judge = info.label if isinstance(info, JudgeInfo) else "unknown"
-            judged = self._account(await self._s.judge.decompose(self._goal, self._preset.checklist_size))
+            made = await checklists.decompose(
+                self._s.judge, self._goal, self._preset.checklist_size, self._account
+            )
         except BaseException:
             goal_search.cancel()  # cancelled: do not wait for the search
             raise
         await goal_search
-        questions = judged.answer.questions if judged.answer else [self._goal]
-        unique = list(dict.fromkeys(q.strip() for q in questions if q.strip()))[: self._preset.checklist_size]
-        self.state.checklist = [ChecklistItem(f"Q{i}", q) for i, q in enumerate(unique, start=1)]
+        self.state.checklist = made
         self.events.emit(EventType.DECOMPOSE, {"questions": [i.question for i in self.state.checklist]})
         await self._suggest_from_memory(limit=self._preset.batch_size * 2)
         await self._add_seeds()
@@ -587,20 +587,9 @@ class ResearchSession:
         facts = self.state.ledger.facts
         if not facts:
             return
-        judged = self._account(
-            await self._s.judge.judge_completeness(self._goal, self.state.checklist, facts)
+        self.state.checklist = await checklists.settle(
+            self._s.judge, self._goal, self.state.checklist, facts, self._account
         )
-        satisfied = set(judged.answer.satisfied) if judged.answer else set()
-        backed = {cid for f in facts for cid in f.checklist_ids}
-        self.state.checklist = [
-            ChecklistItem(
-                i.id,
-                i.question,
-                i.satisfied or (i.id in satisfied and i.id in backed),
-                tuple(f.id for f in facts if i.id in f.checklist_ids),
-            )
-            for i in self.state.checklist
-        ]
         self.events.emit_checklist(self.state.checklist)
 
     # -- budgets and the end ------------------------------------------------------------------------
@@ -627,15 +616,12 @@ class ResearchSession:
     async def _compose(self) -> None:
         facts = self.state.ledger.facts
         self.events.emit(EventType.COMPOSING, {"facts": len(facts)})
-        composed: answers.Report | None = None
-        if facts:
-            judged = self._account(await self._s.judge.compose(self._goal, self.state.checklist, facts))
-            composed = judged.answer
-        conclusion = conclude(
+        conclusion = await checklists.compose(
+            self._s.judge,
             self._goal,
             self.state.checklist,
-            composed,
             facts,
+            self._account,
             pages_read=self.state.pages_fetched,
             tried=self.state.queries_done,
             stop_reason=self.state.stop_reason,

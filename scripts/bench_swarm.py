@@ -1,7 +1,7 @@
 """A swarm of researchers beside one session on multi-part questions, same depth and page budget.
 
 The multi-part questions (those the evidence judge's decomposition splits into two or more parts)
-of the dev set and of the held-out set go through `fathom eval` twice into one folder: one session
+of the dev, held-out and validation sets go through `fathom eval` twice into one folder: one session
 per question (`--method fathom`), then a swarm of ``--agents`` researchers per question
 (`--method swarm`), each at ``--depth`` (the swarm splits the same page budget among its
 researchers), one run at a time so wall times compare, with the seed of `FATHOM_RESEARCH__SEED`
@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 SETS = {
     "dev": ROOT / "tests" / "data" / "dev_questions.jsonl",
     "held-out": ROOT / "tests" / "data" / "heldout_questions.jsonl",
+    "validation": ROOT / "tests" / "data" / "validation_questions.jsonl",
 }
 METRICS = ("evidence_recall", "evidence_quote_recall", "citation_faithfulness", "facts", "pages_fetched")
 
@@ -87,6 +88,7 @@ def main() -> None:
         ours, theirs = swarm[metric]["mean"], single[metric]["mean"]
         ratio = f"{ours / theirs:.2f}" if ours is not None and theirs else "-"
         rows.append([metric, _num(theirs), _num(ours), ratio])
+    rows += _recall_by_set(out, chosen)
     rows.append(["cores busy (share of all)", f"{busy['fathom']:.2f}", f"{busy['swarm']:.2f}", "-"])
     seed = os.environ.get("FATHOM_RESEARCH__SEED")
     body = "\n".join(
@@ -107,6 +109,24 @@ def main() -> None:
         "python scripts/bench_swarm.py",
         body,
     )
+
+
+def _recall_by_set(out: Path, chosen: list[tuple[str, str]]) -> list[list[str]]:
+    """Evidence recall per question set and method, from the runs' rows (results.jsonl)."""
+    set_of = {json.loads(line)["id"]: name for name, line in chosen}
+    recall: dict[tuple[str, str], list[float]] = {}
+    for line in (out / "results.jsonl").read_text(encoding="utf-8").splitlines():
+        row = json.loads(line) if line.strip() else {}
+        if row.get("id") in set_of and row.get("evidence_recall") is not None:
+            recall.setdefault((set_of[row["id"]], row["method"]), []).append(float(row["evidence_recall"]))
+    rows = []
+    for name in SETS:
+        single, swarm = (recall.get((name, m), []) for m in ("fathom", "swarm"))
+        if single and swarm:
+            a, b = sum(single) / len(single), sum(swarm) / len(swarm)
+            ratio = f"{b / a:.2f}" if a else "-"
+            rows.append([f"evidence_recall, {name} ({len(single)})", f"{a:.3f}", f"{b:.3f}", ratio])
+    return rows
 
 
 def _num(value: float | None) -> str:

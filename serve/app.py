@@ -24,7 +24,7 @@ from fathom_ray.errors import FathomError, SessionNotFoundError
 from fathom_ray.models import GOAL_MAX_CHARS, GOAL_MIN_CHARS, MAX_PAGES, MAX_SEEDS, ResearchRequest
 from fathom_ray.presets import DEFAULT_DEPTH
 from fathom_ray.report_html import render_fragment
-from fathom_ray.results import result_document, status_document
+from fathom_ray.results import ResearchResult, status_document
 from fathom_ray.session_state import RUNNING, SessionState
 from fathom_ray.settings import ApiSettings
 from fathom_ray.swarm.plan import MAX_AGENTS
@@ -203,7 +203,7 @@ def _add_research_routes(
     async def result_json(session_id: str, caller: Caller = asker) -> dict[str, Any]:
         """The session's result.json, as `fathom research` writes it (pages with their text included)."""
         state = await visible(session_id, caller)
-        return result_document(state, state.elapsed_s)
+        return ResearchResult.from_session(state, state.elapsed_s).to_json()
 
     @app.get("/research/{session_id}/report")
     async def report(session_id: str, caller: Caller = asker) -> dict[str, str]:

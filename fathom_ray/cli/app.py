@@ -186,7 +186,7 @@ def research(  # noqa: PLR0917 (one parameter per command-line option)
         try:
             resolved = settings_for(settings, network, search and search.value)
             if swarm is not None:
-                document = run_swarm(
+                research = run_swarm(
                     resolved,
                     network,
                     request,
@@ -197,25 +197,24 @@ def research(  # noqa: PLR0917 (one parameter per command-line option)
                     dashboard=dashboard,
                 )
             else:
-                document = run_research(resolved, network, request, address, console, dashboard)
+                research = run_research(resolved, network, request, address, console, dashboard)
         except FathomError as e:
             _fail(e)
-    result, report = write_results(out, document)
-    usage = document["usage"]
-    for line in answer_lines(document):
+    result, report = write_results(out, research)
+    for line in answer_lines(research):
         console.print(
             line, markup=False, highlight=False, style="bold" if not line.startswith(" ") else "dim"
         )
-    for fact in document["facts"][:MAX_FACTS_PRINTED]:
-        console.print(f"{fact['id']}. {fact['claim']}", markup=False, highlight=False)
-        console.print(f"    {fact['source_url']}", markup=False, highlight=False, style="dim")
+    for fact in research.facts[:MAX_FACTS_PRINTED]:
+        console.print(f"{fact.id}. {fact.claim}", markup=False, highlight=False)
+        console.print(f"    {fact.source_url}", markup=False, highlight=False, style="dim")
     console.print(
-        f"{document['status']}: {document['stop_reason']}; {len(document['facts'])} facts from "
-        f"{usage['pages_fetched']} pages, judge {usage['judge']} ({usage['llm_calls']} calls), "
-        f"{usage['wall_s']} s"
+        f"{research.status}: {research.stop_reason}; {len(research.facts)} facts from "
+        f"{research.pages_fetched} pages, judge {research.judge} ({research.usage.calls} calls), "
+        f"{round(research.wall_s, 2)} s"
     )
     console.print(f"wrote {report} and {result}")
-    if document["status"] != "complete":
+    if research.status != "complete":
         raise typer.Exit(code=1)
 
 

@@ -16,7 +16,7 @@ from fathom_ray.evaluation.questions import EvalQuestion
 from fathom_ray.evaluation.run import evaluate
 from fathom_ray.models import EventType, ResearchRequest
 from fathom_ray.network import NetworkMap
-from fathom_ray.results import result_document
+from fathom_ray.results import ResearchResult
 from fathom_ray.settings import LLMSettings, Settings
 
 
@@ -75,7 +75,7 @@ def run_one(
         swarm = run_swarm(
             engine, ResearchRequest(question.question, depth), f"w-{uuid.uuid4().hex[:12]}", agents
         )
-        return swarm.document, {"swarm": time.monotonic() - started}
+        return swarm.research.to_json(), {"swarm": time.monotonic() - started}
 
     timeline: list[tuple[float, EventType]] = []
     started = time.monotonic()
@@ -88,7 +88,7 @@ def run_one(
     )
     ended = time.monotonic()
     stages = dict(outcome.stages_s) or session_stages(timeline, started, ended)
-    return result_document(outcome.state, ended - started), stages
+    return ResearchResult.from_session(outcome.state, ended - started).to_json(), stages
 
 
 def grade_one(engine: Any, question: EvalQuestion, answer_text: str) -> str | None:

@@ -4,44 +4,44 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.live import Live
 
+from fathom_ray.answer_sheet import AnswerStatus
 from fathom_ray.cli.live_view import LiveView
 from fathom_ray.cli.running import running_engine, serve_until_interrupted
 from fathom_ray.models import Event, ResearchRequest
 from fathom_ray.network import NetworkMap
-from fathom_ray.results import result_document
+from fathom_ray.results import ResearchResult
 from fathom_ray.settings import Settings
 from fathom_ray.swarm.bundle import write_bundle
 
 
-def answer_lines(document: Mapping[str, Any]) -> list[str]:
+def answer_lines(result: ResearchResult) -> list[str]:
     """The answer lines a finished run prints first: each item's answer with the number of its source
     and its fact ids, then the sources those numbers name."""
-    facts = {str(f["id"]): f for f in document.get("facts", [])}
+    sources = {f.id: f.source_url for f in result.facts}
     numbers: dict[str, int] = {}
 
-    def cite(ids: Sequence[Any]) -> str:
-        known = [str(i) for i in ids if str(i) in facts]
+    def cite(ids: Sequence[str]) -> str:
+        known = [i for i in ids if i in sources]
         for i in known:
-            numbers.setdefault(str(facts[i]["source_url"]), len(numbers) + 1)
-        marks = "".join(f"[{n}]" for n in sorted({numbers[str(facts[i]["source_url"])] for i in known}))
+            numbers.setdefault(sources[i], len(numbers) + 1)
+        marks = "".join(f"[{n}]" for n in sorted({numbers[sources[i]] for i in known}))
         return f" {marks} ({', '.join(known)})" if known else ""
 
     lines = []
-    for answer in document.get("answers", []):
-        if answer["status"] == "not_found":
-            said = f"not found in {answer.get('pages_read', 0)} pages read"
+    for answer in result.answers:
+        if answer.status is AnswerStatus.NOT_FOUND:
+            said = f"not found in {answer.pages_read} pages read"
         else:
-            said = f"{answer['answer']}{cite(answer['fact_ids'])}"
-            if answer["status"] == "conflicting":
-                said += f"; other sources say {answer['other_answer']}{cite(answer['other_fact_ids'])}"
-        lines.append(f"{answer['question']} -> {said}")
+            said = f"{answer.answer}{cite(answer.fact_ids)}"
+            if answer.status is AnswerStatus.CONFLICTING:
+                said += f"; other sources say {answer.other_answer}{cite(answer.other_fact_ids)}"
+        lines.append(f"{answer.question} -> {said}")
     return [*lines, *(f"  [{n}] {url}" for url, n in numbers.items())]
 
 
@@ -66,8 +66,8 @@ def run_research(  # noqa: PLR0917 (the command's options, passed on)
     address: str | None,
     console: Console,
     dashboard: bool = False,
-) -> dict[str, Any]:
-    """One session with a live view; its result.json document."""
+) -> ResearchResult:
+    """One session with a live view; its result."""
     from actors.engine import run_session  # noqa: PLC0415
 
     started = time.monotonic()
@@ -83,7 +83,7 @@ def run_research(  # noqa: PLR0917 (the command's options, passed on)
                 live.update(view.render())
 
             _, outcome = run_session(engine, request, f"s-{uuid.uuid4().hex[:12]}", show)
-    return result_document(outcome.state, time.monotonic() - started)
+    return ResearchResult.from_session(outcome.state, time.monotonic() - started)
 
 
 def run_swarm(
@@ -96,9 +96,9 @@ def run_swarm(
     console: Console,
     out: Path,
     dashboard: bool = False,
-) -> dict[str, Any]:
+) -> ResearchResult:
     """A swarm of ``agents`` researchers on the goal, its report bundle written to ``out``; its
-    result.json document."""
+    result."""
     from actors.coordinator import run_swarm as run  # noqa: PLC0415
 
     swarm_id = f"w-{uuid.uuid4().hex[:12]}"
@@ -111,4 +111,4 @@ def run_swarm(
         console.print(f"  {agent['agent']}: {agent['status']}, {agent.get('facts', 0)} facts")
     written = write_bundle(out, report.files, report.pdf)
     console.print(f"wrote the report bundle: {out / 'index.md'} and {len(written) - 1} more files")
-    return report.document
+    return report.research

@@ -26,6 +26,7 @@ from typing import Any
 
 from fathom_ray.report import safe_inline
 from fathom_ray.report_html import render_html
+from fathom_ray.results import ResearchResult
 from fathom_ray.swarm.analyst import MergedFact
 from fathom_ray.swarm.coordinator import SwarmResult
 from fathom_ray.swarm.receipts import Receipt, latest
@@ -35,10 +36,10 @@ PDF = "report.pdf"
 
 @dataclass(frozen=True, slots=True)
 class SwarmReport:
-    """What a finished swarm hands back: its result, result.json's document, and its bundle."""
+    """What a finished swarm hands back: its result, the run's result (result.json), and its bundle."""
 
     result: SwarmResult
-    document: dict[str, Any]
+    research: ResearchResult
     files: dict[str, str]  # path in the bundle -> text
     pdf: bytes | None
 
@@ -81,16 +82,15 @@ def _fact_lines(m: MergedFact, receipts: Sequence[Receipt]) -> list[str]:
     ]
 
 
-def index_md(result: SwarmResult, document: Mapping[str, Any], files: Sequence[str]) -> str:
-    usage = document.get("usage", {})
+def index_md(result: SwarmResult, research: ResearchResult, files: Sequence[str]) -> str:
     facts_per_item = {i.id: sum(i.id in m.fact.checklist_ids for m in result.facts) for i in result.checklist}
     lines = [
         f"# {safe_inline(result.goal)}",
         "",
-        f"Swarm `{result.swarm_id}` at depth {safe_inline(str(document.get('depth', '')))}, "
-        f"judge {safe_inline(str(usage.get('judge', '')))}: {len(result.agents)} researcher runs in "
-        f"{result.rounds} round(s), {len(result.facts)} facts, {usage.get('pages_fetched', 0)} pages, "
-        f"{usage.get('wall_s', 0)} s. Stopped because: {safe_inline(result.stop_reason)}.",
+        f"Swarm `{result.swarm_id}` at depth {safe_inline(research.depth)}, "
+        f"judge {safe_inline(research.judge)}: {len(result.agents)} researcher runs in "
+        f"{result.rounds} round(s), {len(result.facts)} facts, {research.pages_fetched} pages, "
+        f"{round(research.wall_s, 2)} s. Stopped because: {safe_inline(result.stop_reason)}.",
         "",
         "## Checklist",
         "",
@@ -180,7 +180,7 @@ def _page(result: SwarmResult, findings: Mapping[str, str], sources: str) -> str
 
 def bundle_files(
     result: SwarmResult,
-    document: Mapping[str, Any],
+    research: ResearchResult,
     ledger_jsonl: str,
     *,
     with_pdf: bool,
@@ -195,11 +195,11 @@ def bundle_files(
         **findings,
         "sources.md": sources,
         "ledger.jsonl": ledger_jsonl,
-        "result.json": json.dumps(document, indent=2, ensure_ascii=False),
+        "result.json": json.dumps(research.to_json(), indent=2, ensure_ascii=False),
         "report.html": page if page is not None else _page(result, findings, sources),
     }
     names = ["index.md", *files, *([PDF] if with_pdf else [])]
-    return {"index.md": index_md(result, document, names), **files}
+    return {"index.md": index_md(result, research, names), **files}
 
 
 def write_bundle(out: Path, files: Mapping[str, str], pdf: bytes | None) -> list[Path]:

@@ -12,12 +12,12 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field, replace
-from typing import Protocol
+from typing import Any, Protocol
 
+from fathom_ray import checklist as checklists
 from fathom_ray.answer_sheet import Answer
-from fathom_ray.conclusion import conclude
-from fathom_ray.llm import answers
-from fathom_ray.models import ChecklistItem, EventType, Fact, JsonValue
+from fathom_ray.llm.judge import Judged
+from fathom_ray.models import ChecklistItem, EventType, Fact, JsonValue, Usage
 from fathom_ray.ports import JudgePort
 from fathom_ray.session_events import EventLog
 from fathom_ray.swarm.analyst import MergedFact
@@ -39,6 +39,8 @@ class ResearcherOutcome:
     pages_fetched: int
     stop_reason: str
     reported: bool = False  # it wrote its own completion (and beacons) to the ledger
+    usage: Usage = field(default_factory=Usage)  # its judge calls
+    failures: int = 0  # the pages it could not fetch
 
 
 class ResearcherCalls(Protocol):
@@ -59,6 +61,8 @@ class SwarmResult:
     budget: Budget | None = None
     pages: dict[str, str] = field(default_factory=dict)  # url -> the text its researchers stored
     answers: list[Answer] = field(default_factory=list)  # one per answered item, once composed
+    usage: Usage = field(default_factory=Usage)  # every judge call: the researchers' and its own
+    failures: int = 0  # the pages its researchers could not fetch
 
 
 class Coordinator:
@@ -99,10 +103,8 @@ class Coordinator:
 
     async def run(self) -> SwarmResult:
         result = self.result
-        judged = await self._judge.decompose(result.goal, self._size)
-        questions = judged.answer.questions if judged.answer else [result.goal]
-        unique = list(dict.fromkeys(q.strip() for q in questions if q.strip()))[: self._size] or [result.goal]
-        result.checklist = [ChecklistItem(f"Q{n}", q) for n, q in enumerate(unique, 1)]
+        result.checklist = await checklists.decompose(self._judge, result.goal, self._size, self._account)
+        unique = [i.question for i in result.checklist]
         self._ledger.append("coordinator", RecordKind.PLAN, {"checklist": list[JsonValue](unique)})
         self.events.emit(EventType.DECOMPOSE, {"questions": list[JsonValue](unique)})
         pages_left = self._budget.pages
@@ -183,6 +185,8 @@ class Coordinator:
                 self.result.agents.append({"agent": agent, "goal": sub.goal, "status": status})
                 self._agent_event(agent, status, error=f"{type(e).__name__}: {e}"[:300])
                 continue
+            self.result.usage += outcome.usage
+            self.result.failures += outcome.failures
             facts = sorted(outcome.facts, key=lambda f: -f.confidence)[:FINDINGS_PER_AGENT]
             ids = tuple(dict.fromkeys([*sub.item_ids, "Q1"]))  # what it found answers its items
             capped = replace(outcome, facts=tuple(replace(f, checklist_ids=ids) for f in facts))
@@ -219,6 +223,13 @@ class Coordinator:
             )
             return capped
         return None
+
+    def _account(self, judged: Judged[Any]) -> Judged[Any]:
+        """The coordinator's own judge calls count in the swarm's usage; a failure is logged."""
+        self.result.usage += judged.usage
+        if judged.failure is not None:
+            logger.info("%s failed: %s", judged.judgement, judged.failure)
+        return judged
 
     def _agent_event(self, agent: str, status: str, **data: JsonValue) -> None:
         self.events.emit(EventType.AGENT, {"agent": agent, "status": status, **data})
@@ -260,14 +271,9 @@ class Coordinator:
 
     async def _goal_check(self) -> list[str]:
         result = self.result
-        facts = self.verified()
-        judged = await self._judge.judge_completeness(result.goal, result.checklist, facts) if facts else None
-        satisfied = set(judged.answer.satisfied) if judged is not None and judged.answer else set()
-        backed = {i for f in facts for i in f.checklist_ids}
-        result.checklist = [
-            replace(i, satisfied=i.satisfied or (i.id in satisfied and i.id in backed))
-            for i in result.checklist
-        ]
+        result.checklist = await checklists.settle(
+            self._judge, result.goal, result.checklist, self.verified(), self._account
+        )
         self.events.emit_checklist(result.checklist)
         return [i.id for i in result.checklist if not i.satisfied]
 
@@ -275,14 +281,12 @@ class Coordinator:
         result = self.result
         facts = self.verified()
         self.events.emit(EventType.COMPOSING, {"facts": len(facts)})
-        composed: answers.Report | None = None
-        if facts:
-            composed = (await self._judge.compose(result.goal, result.checklist, facts)).answer
-        conclusion = conclude(
+        conclusion = await checklists.compose(
+            self._judge,
             result.goal,
             result.checklist,
-            composed,
             facts,
+            self._account,
             pages_read=sum(int(str(a.get("pages", 0))) for a in result.agents),
             tried=[],
             stop_reason=result.stop_reason,

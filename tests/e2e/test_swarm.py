@@ -4,6 +4,7 @@ Session actors it owns, the ledger, and what killing the coordinator leaves behi
 from __future__ import annotations
 
 import io
+import json
 import re
 import shutil
 import subprocess
@@ -67,7 +68,9 @@ def test_a_swarm_runs_its_researchers_and_writes_its_ledger(scripted_engine: tup
     assert {"r1-researcher-1", "r1-researcher-2"} <= collected
     wait_until(lambda: not alive(swarm_id), 30, 0.2)
     assert not alive(swarm_id)  # the researchers, analyst and verifier ended with their coordinator
-    assert report.document["status"] == "complete"
+    assert report.research.status == "complete"
+    assert report.research.usage.calls > 0  # the researchers' and the coordinator's judge calls
+    assert json.loads(report.files["result.json"])["usage"]["llm_calls"] == report.research.usage.calls
     assert_bundle(report.files, report.pdf, engine.settings.data_dir / "bundles" / swarm_id)
 
 
@@ -130,7 +133,7 @@ def test_cancelling_a_swarm_ends_its_researchers_and_ships_what_it_has(
     report = ray.get(done, timeout=120)
     ray.kill(coordinator, no_restart=True)
     assert report.result.stop_reason == "cancelled"
-    assert report.document["status"] == "cancelled"
+    assert report.research.status == "cancelled"
     assert not any(a["agent"].endswith("-again") for a in report.result.agents)  # no re-assignment
     assert not alive(swarm_id)
     assert report.files["index.md"].startswith("# ")

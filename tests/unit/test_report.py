@@ -6,9 +6,10 @@ from fathom_ray.answer_sheet import Answer, AnswerStatus
 from fathom_ray.cli.research import answer_lines
 from fathom_ray.conclusion import conclude
 from fathom_ray.llm.answers import Finding, ItemAnswer, Report
-from fathom_ray.models import ChecklistItem, Fact
+from fathom_ray.models import ChecklistItem, Fact, Usage
 from fathom_ray.report import render, render_answer
 from fathom_ray.report_html import render_fragment
+from fathom_ray.results import ResearchResult
 
 GOAL = "Which version added it, and who contributed it?"
 CHECKLIST = [
@@ -83,16 +84,15 @@ def test_the_baseline_report_has_the_same_shape() -> None:
 
 
 def test_the_cli_prints_each_answer_with_its_source_number_and_facts() -> None:
-    document = {
-        "facts": [{"id": f.id, "source_url": f.source_url} for f in FACTS],
-        "answers": [
-            {"item": "Q2", "question": "Which version?", "answer": "3.8", "fact_ids": ["F1"],
-             "status": "conflicting", "other_answer": "3.9", "other_fact_ids": ["F3"]},
-            {"item": "Q3", "question": "Who?", "answer": "", "fact_ids": [], "status": "not_found",
-             "pages_read": 3},
-        ],
-    }  # fmt: skip
-    assert answer_lines(document) == [
+    answers = (
+        Answer("Q2", "Which version?", AnswerStatus.CONFLICTING, "3.8", ("F1",), "3.9", ("F3",)),
+        Answer("Q3", "Who?", AnswerStatus.NOT_FOUND, pages_read=3),
+    )
+    result = ResearchResult(
+        "s1", GOAL, "quick", "complete", "max pages reached", answers, tuple(CHECKLIST), tuple(FACTS),
+        (), "", Usage(), 3, "evidence", 1.0,
+    )  # fmt: skip
+    assert answer_lines(result) == [
         "Which version? -> 3.8 [1] (F1); other sources say 3.9 [2] (F3)",
         "Who? -> not found in 3 pages read",
         f"  [1] {A}",

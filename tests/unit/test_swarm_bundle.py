@@ -17,7 +17,7 @@ from fathom_ray.llm.answers import Finding
 from fathom_ray.models import ChecklistItem, Fact
 from fathom_ray.report_html import CSP, render_html
 from fathom_ray.swarm.bundle import bundle_files, bundle_zip, report_page, write_bundle
-from fathom_ray.swarm.results import swarm_document
+from fathom_ray.swarm.results import swarm_result
 from fathom_ray.swarm.task_ledger import read_text
 from tests.unit.test_swarm_coordinator import Researchers, coordinator
 
@@ -30,8 +30,8 @@ HOSTILE = (
 def test_the_bundle_holds_every_file_and_index_links_each(tmp_path: Path) -> None:
     swarm, _ = coordinator(tmp_path, Researchers(crash={"r1-researcher-2"}), satisfy=False)
     result = asyncio.run(swarm.run())
-    document = swarm_document(result, "standard", "evidence", 12.5)
-    files = bundle_files(result, document, read_text(tmp_path, "swarm1"), with_pdf=True)
+    research = swarm_result(result, "standard", "evidence", 12.5)
+    files = bundle_files(result, research, read_text(tmp_path, "swarm1"), with_pdf=True)
     findings = sorted(n for n in files if n.startswith("findings/"))
     complete = [a for a in result.agents if a["status"] == "complete"]
     assert len(findings) == len(complete)  # one per researcher run that finished; none for the crash
@@ -40,7 +40,11 @@ def test_the_bundle_holds_every_file_and_index_links_each(tmp_path: Path) -> Non
     assert "| r1-researcher-2 | Who wrote the PEP? | failed | 0 | 0 | - |" in files["index.md"]
     assert "30 pages" in files["index.md"]  # the swarm's budget
     assert "- [ ] Q1:" in files["index.md"]  # the scripted judge settles nothing
-    assert json.loads(files["result.json"])["agents"] == result.agents
+    written_result = json.loads(files["result.json"])
+    assert written_result["agents"] == result.agents
+    assert written_result["mode"] == "swarm"
+    assert {f["verified"] for f in written_result["facts"]} == {"PASS", "FAIL"}
+    assert {f["agent"] for f in written_result["facts"]} >= {"r1-researcher-1"}
     assert next(json.loads(line)["kind"] for line in files["ledger.jsonl"].splitlines()) == "plan"
     peps = next(n for n in findings if "r1-researcher-3" in n or "pep" in n)
     assert "PEP 572 was written by Chris Angelico." in files[peps]
@@ -51,9 +55,9 @@ def test_the_bundle_holds_every_file_and_index_links_each(tmp_path: Path) -> Non
     assert "served FAIL (quote not on page)" in blog
     printed = report_page(result)  # the page the PDF was printed from goes in as it is
     assert (
-        bundle_files(result, document, "", with_pdf=True, page=printed)["report.html"] == files["report.html"]
+        bundle_files(result, research, "", with_pdf=True, page=printed)["report.html"] == files["report.html"]
     )
-    without = bundle_files(result, document, "", with_pdf=False)
+    without = bundle_files(result, research, "", with_pdf=False)
     assert "report.pdf" not in without["index.md"]
 
     written = write_bundle(tmp_path / "out", files, b"%PDF-1.4 test")
@@ -68,7 +72,7 @@ def test_nothing_a_source_wrote_becomes_active_in_the_bundle(tmp_path: Path) -> 
     result = asyncio.run(swarm.run())
     first = result.facts[0]
     result.facts[0] = replace(first, fact=replace(first.fact, claim=HOSTILE, evidence=HOSTILE))
-    files = bundle_files(result, swarm_document(result, "quick", "evidence", 1.0), "", with_pdf=False)
+    files = bundle_files(result, swarm_result(result, "quick", "evidence", 1.0), "", with_pdf=False)
     page = files["report.html"]
     assert HOSTILE.split(maxsplit=1)[0] in page  # the text is there, as text
     assert "<script>" not in page

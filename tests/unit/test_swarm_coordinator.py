@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from fathom_ray.models import Fact
+from fathom_ray.models import Fact, ResearchRequest, Usage
 from fathom_ray.swarm.coordinator import Coordinator, ResearcherOutcome
 from fathom_ray.swarm.plan import Budget, SubGoal
 from fathom_ray.swarm.receipts import CheckKind, Verdict
+from fathom_ray.swarm.results import swarm_result, swarm_state
 from fathom_ray.swarm.task_ledger import RecordKind, TaskLedger, read
 from tests.scripted_judge import ScriptedJudge
 
@@ -21,6 +22,7 @@ PAGES = {
     ),
     "http://blog.example/wrong.html": "Assignment expressions were added in Python 3.9 by PEP 572.",
 }
+RESEARCH = Usage(calls=5, prompt_tokens=1000, completion_tokens=100)  # one researcher's judge calls
 
 
 def fact(evidence: str, url: str) -> Fact:
@@ -46,7 +48,9 @@ class Researchers:
         else:
             facts = (fact("PEP 572 was written by Chris Angelico.", "http://peps.example/572.html"),)
         pages = {f.source_url: PAGES[f.source_url] for f in facts}
-        return ResearcherOutcome(sub.agent, facts, pages, len(pages), "max pages reached")
+        return ResearcherOutcome(
+            sub.agent, facts, pages, len(pages), "max pages reached", usage=RESEARCH, failures=1
+        )
 
 
 class Served:
@@ -131,6 +135,17 @@ def test_a_settled_checklist_stops_after_the_first_round(tmp_path: Path) -> None
     assert result.stop_reason == "checklist satisfied"
     assert all(i.satisfied for i in result.checklist)
     assert judge.calls["compose"] == 1
+    # as a session's: every item lists its facts, every judge call and failed fetch is counted
+    assert all(i.fact_ids for i in result.checklist)
+    researched = sum(a["status"] == "complete" for a in result.agents)
+    assert result.usage.calls == researched * RESEARCH.calls + sum(judge.calls.values())
+    assert result.failures == researched
+    document = swarm_result(result, "standard", "scripted", 1.0).to_json()
+    assert document["usage"]["llm_calls"] == result.usage.calls
+    assert document["usage"]["tokens_in"] == result.usage.prompt_tokens
+    request = ResearchRequest(GOAL)
+    state = swarm_state(result, request, swarm.verified(), 1.0, "scripted")
+    assert (state.usage, state.failures) == (result.usage, result.failures)
 
 
 class CancelledMidway(Researchers):
