@@ -11,8 +11,6 @@ unit of work: a request, a session, a command. Every one of ours derives from
     │   └── UnknownPresetError   a depth name that is not a preset
     ├── InvalidURLError          a URL that cannot be canonicalised (url, reason)
     ├── SearchError              a search backend that cannot answer (backend, reason)
-    ├── FetchError               a fetch that cannot even be attempted (url, reason)
-    │   └── BlockedURLError      refused by policy: scheme, address, robots.txt
     ├── JudgeError               the LLM backend is unusable (backend, reason)
     │   └── JudgeTimeoutError    the backend did not answer in time
     ├── StoreError               a vector or graph store failed (store, reason)
@@ -82,19 +80,6 @@ class SearchError(FathomError):
         super().__init__(f"search backend {backend}: {reason}")
         self.backend = backend
         self.reason = reason
-
-
-class FetchError(FathomError):
-    """A fetch that cannot be attempted at all."""
-
-    def __init__(self, url: str, reason: str) -> None:
-        super().__init__(f"{url}: {reason}")
-        self.url = url
-        self.reason = reason
-
-
-class BlockedURLError(FetchError):
-    """A URL refused by policy: scheme, resolved address or robots.txt."""
 
 
 class JudgeError(FathomError):

@@ -33,7 +33,6 @@ class ResearchRequest:
     depth: str = DEFAULT_DEPTH
     seeds: tuple[str, ...] = ()
     max_pages: int | None = None
-    n: int | None = None
     time_budget_s: float | None = None
     token_budget: int | None = None
     sources: tuple[str, ...] = ("web",)  # where pages come from: the web, the user's documents, both
@@ -59,7 +58,7 @@ class ResearchRequest:
                 "sources", f"one or more of {', '.join(SOURCES)}, got {list(self.sources)}"
             )
         object.__setattr__(self, "sources", sources)
-        for name in ("max_pages", "n", "time_budget_s", "token_budget"):
+        for name in ("max_pages", "time_budget_s", "token_budget"):
             value = getattr(self, name)
             if value is not None and value < 1:
                 raise InvalidRequestError(name, f"must be >= 1, got {value}")

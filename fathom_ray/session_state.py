@@ -3,11 +3,21 @@
 from __future__ import annotations
 
 import enum
+import re
+import uuid
 from dataclasses import dataclass, field
 
 from fathom_ray.answer_sheet import Answer
 from fathom_ray.ledger import FactLedger
 from fathom_ray.models import ChecklistItem, ResearchRequest, Usage
+
+STARTED_ID = re.compile(r"[sw]-[0-9a-f]{12}")  # the ids ``new_session_id`` gives sessions and swarms
+
+
+def new_session_id(kind: str = "s") -> str:
+    """A fresh id: ``kind`` (``s`` a session, ``w`` a swarm, ``e`` an evaluation's run), a hyphen and
+    12 hex digits."""
+    return f"{kind}-{uuid.uuid4().hex[:12]}"
 
 
 class SessionStatus(enum.StrEnum):

@@ -170,7 +170,6 @@ def _add_research_routes(
                 body.depth,
                 tuple(str(s) for s in body.seeds),
                 body.max_pages,
-                body.n,
                 sources=tuple(body.sources),
                 owner=caller.name,
             )

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import shutil
 import time
-import uuid
 from typing import Any
 
 import ray
@@ -21,7 +19,7 @@ from fathom_ray.errors import InvalidRequestError, SessionNotFoundError
 from fathom_ray.models import Event, EventType, JsonValue, ResearchRequest
 from fathom_ray.report_html import session_page
 from fathom_ray.results import summary_record
-from fathom_ray.session_state import FAILED, RUNNING, SessionState, SessionSummary
+from fathom_ray.session_state import FAILED, RUNNING, STARTED_ID, SessionState, SessionSummary, new_session_id
 from fathom_ray.swarm.bundle import bundle_zip, read_bundle
 from fathom_ray.swarm.task_ledger import check_swarm_id
 from serve.sessions import NoBundleError, NoReportError, SessionBusyError, SessionRunningError
@@ -29,7 +27,6 @@ from serve.sessions import NoBundleError, NoReportError, SessionBusyError, Sessi
 logger = logging.getLogger(__name__)
 ENDING_POLLS, ENDING_POLL_S = 60, 0.5  # how long a delete waits for an ended session's run to return
 FAILURES_KEPT = 1000  # runs that raised, remembered for when the stores could not record it
-_STARTED_HERE = re.compile(r"[sw]-[0-9a-f]{12}")  # the ids ``start`` gives sessions and swarms
 
 
 class RaySessionManager:
@@ -85,10 +82,10 @@ class RaySessionManager:
         if len(self._running) >= self._max_sessions:
             raise SessionBusyError(len(self._running))
         if agents is None:
-            session_id = f"s-{uuid.uuid4().hex[:12]}"
+            session_id = new_session_id("s")
             actor = self._engine.spawn_session(session_id, request)
         else:
-            session_id = f"w-{uuid.uuid4().hex[:12]}"
+            session_id = new_session_id("w")
             engine = self._engine
             self._swarms.add(session_id)
             actor = coordinator_actor(session_id).remote(
@@ -128,7 +125,7 @@ class RaySessionManager:
             raise SessionRunningError(session_id)
         if not await self._engine.handles.memory.delete_session.remote(session_id):
             raise SessionNotFoundError(session_id)
-        if _STARTED_HERE.fullmatch(session_id):  # a swarm's bundle is named by its id
+        if STARTED_ID.fullmatch(session_id):  # a swarm's bundle is named by its id
             shutil.rmtree(self._engine.settings.data_dir / "bundles" / session_id, ignore_errors=True)
 
     async def report_pdf(self, session_id: str) -> bytes:
@@ -147,7 +144,7 @@ class RaySessionManager:
         running = self._running.get(session_id)
         if running is not None:
             return running[0]
-        if not _STARTED_HERE.fullmatch(session_id):  # an id this API gives, never another actor's name
+        if not STARTED_ID.fullmatch(session_id):  # an id this API gives, never another actor's name
             return None
         try:
             return ray.get_actor(session_id)

@@ -36,7 +36,6 @@ def state_from_json(data: dict[str, Any]) -> SessionState:
             depth=request["depth"],
             seeds=tuple(request["seeds"]),
             max_pages=request["max_pages"],
-            n=request["n"],
             time_budget_s=request.get("time_budget_s"),
             token_budget=request.get("token_budget"),
             sources=tuple(request.get("sources", ["web"])),

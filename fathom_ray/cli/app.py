@@ -15,7 +15,6 @@ from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from fathom_ray.adapters.search_backends import local_index_path
 from fathom_ray.cli.choices import DEPTHS, Method, Search, Transport, Web
@@ -25,6 +24,7 @@ from fathom_ray.cli.ledger import ledger_command
 from fathom_ray.cli.metrics import metrics_command
 from fathom_ray.cli.research import answer_lines, run_research, run_swarm, serve_forever
 from fathom_ray.cli.running import fail, serve_until_interrupted, settings_or_exit
+from fathom_ray.cli.tables import table
 from fathom_ray.cli.web import build_index, run_search
 from fathom_ray.errors import FathomError, InvalidRequestError
 from fathom_ray.models import MAX_PAGES, ResearchRequest
@@ -69,12 +69,9 @@ def root(
 @app.command()
 def presets() -> None:
     """List the depth presets and their budgets."""
-    table = Table(title="Depth presets")
-    table.add_column("preset", no_wrap=True)
-    for column in ("batch", "pages", "checklist", "URL pool", "time", "tokens"):
-        table.add_column(column, justify="right", no_wrap=True)
-    for preset in PRESETS.values():
-        table.add_row(
+    figures = ("batch", "pages", "checklist", "URL pool", "time", "tokens")
+    rows = [
+        (
             preset.name,
             str(preset.batch_size),
             str(preset.max_pages),
@@ -83,7 +80,9 @@ def presets() -> None:
             f"{preset.time_budget_s / 60:g} min",
             _compact(preset.token_budget),
         )
-    console.print(table)
+        for preset in PRESETS.values()
+    ]
+    console.print(table(("preset", *figures), rows, title="Depth presets", right=figures))
 
 
 def _compact(count: int) -> str:
@@ -108,25 +107,21 @@ def doctor(
 ) -> None:
     """Check what a research session needs (browser, documentation sites, models) and say what is missing."""
     settings = _settings()
-    table = Table(title="fathom doctor")
-    for column in ("part", "state", "detail"):
-        table.add_column(column, overflow="fold")
-    for check in run_checks(settings):
-        table.add_row(
-            check.name, "[green]ok[/green]" if check.ok else "[yellow]attention[/yellow]", check.detail
-        )
-    console.print(table)
+    checks = [
+        (check.name, "[green]ok[/green]" if check.ok else "[yellow]attention[/yellow]", check.detail)
+        for check in run_checks(settings)
+    ]
+    console.print(table(("part", "state", "detail"), checks, title="fathom doctor"))
     if address:
         try:
             placement = cluster_plan(settings, address)
         except FathomError as e:
             _fail(e)
-        plan = Table(title=f"placement on {address}")
-        for column in ("part", "runs on", "missing"):
-            plan.add_column(column, overflow="fold")
-        for part in placement:
-            plan.add_row(part.part, part.where, f"[yellow]{part.missing}[/yellow]" if part.missing else "")
-        console.print(plan)
+        rows = [
+            (part.part, part.where, f"[yellow]{part.missing}[/yellow]" if part.missing else "")
+            for part in placement
+        ]
+        console.print(table(("part", "runs on", "missing"), rows, title=f"placement on {address}"))
 
 
 @app.command()
@@ -357,12 +352,9 @@ def search(
             results = run_search(used, network, query, limit)
         except FathomError as e:
             _fail(e)
-    table = Table(title=f"{query!r} via {used.search.backend}")
-    for column in ("#", "title", "url"):
-        table.add_column(column, overflow="fold")
-    for result in results:
-        table.add_row(str(result.rank), result.title, result.url)
-    console.print(table if results else "no results")
+    rows = [(str(result.rank), result.title, result.url) for result in results]
+    title = f"{query!r} via {used.search.backend}"
+    console.print(table(("#", "title", "url"), rows, title=title) if results else "no results")
 
 
 @app.command("eval")
@@ -430,17 +422,15 @@ def evaluate(  # noqa: PLR0917 (one parameter per command-line option)
             )
         except FathomError as e:
             _fail(e)
-    table = Table(title=f"{len(parsed)} questions, depth {depth}")
-    table.add_column("metric")
-    for name in summary["methods"]:
-        table.add_column(name, justify="right")
-    first = next(iter(summary["methods"].values()))
-    for metric in first["metrics"]:
-        cells = [summary["methods"][m]["metrics"][metric] for m in summary["methods"]]
-        table.add_row(
-            metric, *("-" if c["mean"] is None else f"{c['mean']:.3f} ({c['count']})" for c in cells)
+    methods = list(summary["methods"])
+    rows = []
+    for metric in summary["methods"][methods[0]]["metrics"]:
+        cells = [summary["methods"][m]["metrics"][metric] for m in methods]
+        rows.append(
+            (metric, *("-" if c["mean"] is None else f"{c['mean']:.3f} ({c['count']})" for c in cells))
         )
-    console.print(table)
+    title = f"{len(parsed)} questions, depth {depth}"
+    console.print(table(("metric", *methods), rows, title=title, right=methods))
     console.print(f"wrote {out / 'results.jsonl'}, {out / 'summary.json'} and {out / 'report.md'}")
 
 

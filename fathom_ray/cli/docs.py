@@ -17,11 +17,11 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-from rich.table import Table
 
 from fathom_ray.adapters.llm_backends import ThreadedEmbedder, build_judge
 from fathom_ray.adapters.qdrant_documents import MODES, open_document_store
 from fathom_ray.cli.running import fail, ray_error_cause, settings_or_exit, start_ray
+from fathom_ray.cli.tables import table
 from fathom_ray.documents.answering import line_json
 from fathom_ray.documents.ask import AskResult, ask
 from fathom_ray.documents.conversations import Conversations, Turn
@@ -124,12 +124,8 @@ def list_documents() -> None:
     if not documents:
         console.print("no documents (add some with `fathom docs add PATH`)")
         return
-    table = Table()
-    for column in ("id", "title", "chunks", "flags", "source"):
-        table.add_column(column, overflow="fold")
-    for d in documents:
-        table.add_row(d.id, d.title, str(d.chunks), ", ".join(d.flags), d.source)
-    console.print(table)
+    rows = [(d.id, d.title, str(d.chunks), ", ".join(d.flags), d.source) for d in documents]
+    console.print(table(("id", "title", "chunks", "flags", "source"), rows))
 
 
 @docs_app.command("rm")

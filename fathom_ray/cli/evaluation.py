@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from fathom_ray.evaluation.run import evaluate
 from fathom_ray.models import EventType, ResearchRequest
 from fathom_ray.network import NetworkMap
 from fathom_ray.results import ResearchResult
+from fathom_ray.session_state import new_session_id
 from fathom_ray.settings import LLMSettings, Settings
 
 
@@ -72,9 +72,7 @@ def run_one(
 
     if method == "swarm":
         started = time.monotonic()
-        swarm = run_swarm(
-            engine, ResearchRequest(question.question, depth), f"w-{uuid.uuid4().hex[:12]}", agents
-        )
+        swarm = run_swarm(engine, ResearchRequest(question.question, depth), new_session_id("w"), agents)
         return swarm.research.to_json(), {"swarm": time.monotonic() - started}
 
     timeline: list[tuple[float, EventType]] = []
@@ -82,7 +80,7 @@ def run_one(
     _, outcome = run_session(
         engine,
         ResearchRequest(question.question, depth),
-        f"e-{uuid.uuid4().hex[:12]}",
+        new_session_id("e"),
         lambda events: timeline.extend((time.monotonic(), e.type) for e in events),
         method=method,
     )

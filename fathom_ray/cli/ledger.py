@@ -8,9 +8,9 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from fathom_ray.cli.running import fail, settings_or_exit
+from fathom_ray.cli.tables import table
 from fathom_ray.errors import FathomError
 from fathom_ray.swarm.task_ledger import read
 
@@ -43,17 +43,18 @@ def ledger_command(
         for record in chosen:
             print(record.line())
         return
-    table = Table(title=f"ledger of {swarm_id}: {len(chosen)} of {len(records)} records")
-    for column in ("seq", "time", "agent", "kind", "data"):
-        table.add_column(column, overflow="fold")
+    rows = []
     for record in chosen:
         data = json.dumps(record.data, ensure_ascii=False)
         kind = f"[bold red]{record.kind.value}[/bold red]" if record.attention else record.kind.value
-        table.add_row(
-            str(record.seq),
-            time.strftime("%H:%M:%S", time.localtime(record.at)),
-            record.agent,
-            kind,
-            data if len(data) <= DATA_CHARS else data[: DATA_CHARS - 1] + "…",
+        rows.append(
+            (
+                str(record.seq),
+                time.strftime("%H:%M:%S", time.localtime(record.at)),
+                record.agent,
+                kind,
+                data if len(data) <= DATA_CHARS else data[: DATA_CHARS - 1] + "…",
+            )
         )
-    console.print(table)
+    title = f"ledger of {swarm_id}: {len(chosen)} of {len(records)} records"
+    console.print(table(("seq", "time", "agent", "kind", "data"), rows, title=title))

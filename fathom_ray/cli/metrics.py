@@ -7,9 +7,9 @@ from typing import Annotated
 import httpx
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from fathom_ray.cli.running import fail, settings_or_exit
+from fathom_ray.cli.tables import table
 from fathom_ray.errors import FathomError
 from fathom_ray.metrics_text import figures
 
@@ -33,9 +33,6 @@ def metrics_command(
     rows = figures(response.text)
     if not rows:
         fail(console, FathomError(f"{endpoint} answers, but holds no fathom_* metric yet (run a session)"))
-    table = Table(title=f"fathom-ray metrics from {endpoint}")
-    table.add_column("figure")
-    table.add_column("value", justify="right")
-    for name, value in rows:
-        table.add_row(name, value)
-    console.print(table)
+    console.print(
+        table(("figure", "value"), rows, title=f"fathom-ray metrics from {endpoint}", right=("value",))
+    )

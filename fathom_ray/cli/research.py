@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from fathom_ray.cli.running import running_engine, serve_until_interrupted
 from fathom_ray.models import Event, ResearchRequest
 from fathom_ray.network import NetworkMap
 from fathom_ray.results import ResearchResult
+from fathom_ray.session_state import new_session_id
 from fathom_ray.settings import Settings
 from fathom_ray.swarm.bundle import write_bundle
 
@@ -82,7 +82,7 @@ def run_research(  # noqa: PLR0917 (the command's options, passed on)
                 view.update(events)
                 live.update(view.render())
 
-            _, outcome = run_session(engine, request, f"s-{uuid.uuid4().hex[:12]}", show)
+            _, outcome = run_session(engine, request, new_session_id("s"), show)
     return ResearchResult.from_session(outcome.state, time.monotonic() - started)
 
 
@@ -101,7 +101,7 @@ def run_swarm(
     result."""
     from actors.coordinator import run_swarm as run  # noqa: PLC0415
 
-    swarm_id = f"w-{uuid.uuid4().hex[:12]}"
+    swarm_id = new_session_id("w")
     with running_engine(
         settings, network, address, "the swarm", console.print, dashboard=dashboard
     ) as engine:
