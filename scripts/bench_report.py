@@ -57,6 +57,11 @@ def cpu_times() -> tuple[int, int]:
     return sum(ticks) - idle, idle
 
 
+def busy_seconds(before: tuple[int, int], after: tuple[int, int]) -> float:
+    """CPU-seconds the machine's cores spent busy between two ``cpu_times``, all processes."""
+    return (after[0] - before[0]) / os.sysconf("SC_CLK_TCK")
+
+
 def busy_share(before: tuple[int, int], after: tuple[int, int]) -> float:
     busy, idle = after[0] - before[0], after[1] - before[1]
     return busy / (busy + idle) if busy + idle else 0.0

@@ -22,7 +22,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench_report import busy_share, cpu_times, table, write_section
+from bench_report import busy_seconds, busy_share, cpu_times, table, write_section
 
 from fathom_ray.evaluation.questions import parse_questions
 from fathom_ray.evaluation.run import finish
@@ -63,6 +63,8 @@ def main() -> None:
     questions_file.write_text("\n".join(line for _, line in chosen) + "\n", encoding="utf-8")
     per_set = ", ".join(f"{sum(n == name for n, _ in chosen)} {name}" for name in SETS)
     busy: dict[str, float] = {}
+    cpu: dict[str, float] = {}  # CPU-seconds of the whole machine while the method ran, set-up included
+    setup: dict[str, float] = {}  # the same for a run with nothing left to do: start-up and summary
     for method in ("fathom", "swarm"):
         command = [str(Path(sys.executable).with_name("fathom")), "eval", str(questions_file)]
         command += [
@@ -79,7 +81,10 @@ def main() -> None:
         env = {**os.environ, "FATHOM_DATA_DIR": str(out / f"data-{method}")}
         before = cpu_times()
         subprocess.run(command, check=True, env=env)
-        busy[method] = busy_share(before, cpu_times())
+        after = cpu_times()
+        busy[method], cpu[method] = busy_share(before, after), busy_seconds(before, after)
+        subprocess.run(command, check=True, env=env)  # every run done: the engine's set-up alone
+        setup[method] = busy_seconds(after, cpu_times())
     questions, _ = parse_questions(questions_file.read_text(encoding="utf-8").splitlines())
     summary = finish(out, questions, ["fathom", "swarm"])
     single, swarm = (summary["methods"][m]["metrics"] for m in ("fathom", "swarm"))
@@ -90,6 +95,14 @@ def main() -> None:
         rows.append([metric, _num(theirs), _num(ours), ratio])
     rows += _recall_by_set(out, chosen)
     rows.append(["cores busy (share of all)", f"{busy['fathom']:.2f}", f"{busy['swarm']:.2f}", "-"])
+    research = {m: (cpu[m] - setup[m]) / len(questions) for m in cpu}
+    for label, figures in (
+        ("CPU-s, set-up included (all questions)", cpu),
+        ("CPU-s, set-up alone", setup),
+        ("CPU-s of research per question", research),
+    ):
+        ratio = f"{figures['swarm'] / figures['fathom']:.2f}" if figures["fathom"] else "-"
+        rows.append([label, f"{figures['fathom']:.1f}", f"{figures['swarm']:.1f}", ratio])
     seed = os.environ.get("FATHOM_RESEARCH__SEED")
     body = "\n".join(
         [
@@ -98,7 +111,11 @@ def main() -> None:
             f"swarm of {args.agents} researchers on the same page budget (the coordinator's plan, its "
             "gap-filling rounds, the analyst and the verifier included in the swarm's wall time)"
             + (f"; sessions sampled with seed {seed}." if seed else ".")
-            + f" Cores busy: the share of the {os.cpu_count()} cores' time not idle while each method ran.",
+            + f" Cores busy: the share of the {os.cpu_count()} cores' time not idle while each method ran."
+            " CPU-s: the machine's busy CPU-seconds (/proc/stat, every process) while each method's"
+            " `fathom eval` ran, set-up included; set-up alone is the same command run again with"
+            " every question done (start the engine, write the summary, stop); research per"
+            " question is the difference over the questions.",
             "",
             table(["metric (mean)", "one session (baseline)", f"swarm of {args.agents}", "ratio"], rows),
         ]
