@@ -25,13 +25,12 @@ from actors.session import ActorDirectory, Remote, RemoteJudge
 from actors.swarm_roles import role_actors
 from fathom_ray.models import Event, EventType, JsonValue, ResearchRequest
 from fathom_ray.network import NetworkMap
-from fathom_ray.presets import get_preset
 from fathom_ray.session_events import EventLog
 from fathom_ray.session_state import FAILED, SessionOutcome, SessionState
 from fathom_ray.settings import Settings
 from fathom_ray.swarm.bundle import SwarmReport, bundle_files, report_page, write_bundle
 from fathom_ray.swarm.coordinator import Coordinator, ResearcherOutcome
-from fathom_ray.swarm.plan import Budget, SubGoal, check_agents
+from fathom_ray.swarm.plan import SubGoal, check_agents
 from fathom_ray.swarm.results import swarm_result, swarm_state
 from fathom_ray.swarm.task_ledger import Beacon, LedgerRecord, RecordKind, read_text
 
@@ -191,8 +190,6 @@ class CoordinatorService:
     async def run(self) -> SwarmReport:
         started = time.monotonic()
         handles = self.parts.resolve()
-        preset = get_preset(self.request.depth)
-        budget = Budget(self.request.page_limit, self.request.time_limit_s, self.request.token_limit)
         folder = self.settings.data_dir / "ledger"
         ledger = _RemoteLedger(handles.ledger, self.swarm_id)
         await handles.ledger.watch.remote(self.swarm_id, ray.get_runtime_context().current_actor)
@@ -205,8 +202,8 @@ class CoordinatorService:
             researchers=researchers,
             ledger=ledger,
             agents=self.agents,
-            budget=budget,
-            checklist_size=preset.checklist_size,
+            budget=self.request.budget,
+            checklist_size=self.request.preset.checklist_size,
             replan_rounds=self.settings.swarm.replan_rounds,
             events=self.events,
             analyst=Remote(analyst),

@@ -37,7 +37,6 @@ from fathom_ray.models import (
 )
 from fathom_ray.network import NetworkMap
 from fathom_ray.ports import Searcher
-from fathom_ray.presets import get_preset
 from fathom_ray.search import search_all
 from fathom_ray.session_events import EventLog
 from fathom_ray.session_loop import ResearchSession, Services
@@ -214,12 +213,11 @@ class SessionService:
                 reports.observe(event)
 
         self._events = EventLog.resume(self._session_id, await memory.events(self._session_id), observe)
-        preset = get_preset(self._request.depth)
-        await Remote(self._handles.frontier).open(self._session_id, preset.url_pool)
+        await Remote(self._handles.frontier).open(self._session_id, self._request.preset.url_pool)
         try:
             async with open_searcher(self._settings, self._network) as searcher:
                 services = self._services(searcher)
-                self._loop = ResearchSession(state, self._events, services, preset, self._settings.research)
+                self._loop = ResearchSession(state, self._events, services, self._settings.research)
                 if self._cancel_requested:
                     self._loop.cancel()
                 state = await self._loop.run()

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import TypeAlias
 
 from fathom_ray.errors import InvalidRequestError, InvalidURLError
-from fathom_ray.presets import DEFAULT_DEPTH, PRESETS, get_preset
+from fathom_ray.presets import DEFAULT_DEPTH, PRESETS, Budget, Preset, budget_of, get_preset
 from fathom_ray.urls import canonicalize
 
 JsonValue: TypeAlias = "str | int | float | bool | list[JsonValue] | dict[str, JsonValue] | None"
@@ -37,6 +37,9 @@ class ResearchRequest:
     token_budget: int | None = None
     sources: tuple[str, ...] = ("web",)  # where pages come from: the web, the user's documents, both
     owner: str = ""  # the API token's name that started it, where tokens are isolated (FATHOM_API__TOKENS)
+    # resolved once, on construction, from the preset and the limits above
+    preset: Preset = field(init=False, repr=False, compare=False)
+    budget: Budget = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         goal = self.goal.strip()
@@ -45,7 +48,7 @@ class ResearchRequest:
                 "goal", f"must be {GOAL_MIN_CHARS}-{GOAL_MAX_CHARS} characters, got {len(goal)}"
             )
         object.__setattr__(self, "goal", goal)
-        get_preset(self.depth)
+        object.__setattr__(self, "preset", get_preset(self.depth))
         if len(self.seeds) > MAX_SEEDS:
             raise InvalidRequestError("seeds", f"at most {MAX_SEEDS}, got {len(self.seeds)}")
         try:
@@ -64,22 +67,20 @@ class ResearchRequest:
                 raise InvalidRequestError(name, f"must be >= 1, got {value}")
         if self.max_pages is not None and self.max_pages > MAX_PAGES:
             raise InvalidRequestError("max_pages", f"at most {MAX_PAGES}, got {self.max_pages}")
+        budget = budget_of(self.preset, self.max_pages, self.time_budget_s, self.token_budget)
+        object.__setattr__(self, "budget", budget)
 
     @property
     def time_limit_s(self) -> float:
-        """The preset's time budget, lowered by ``time_budget_s`` when given."""
-        preset = PRESETS[self.depth].time_budget_s
-        return preset if self.time_budget_s is None else min(preset, self.time_budget_s)
+        return self.budget.time_s
 
     @property
     def token_limit(self) -> int:
-        preset = PRESETS[self.depth].token_budget
-        return preset if self.token_budget is None else min(preset, self.token_budget)
+        return self.budget.tokens
 
     @property
     def page_limit(self) -> int:
-        """The preset's page budget, or ``max_pages`` when given (a user's "fetch 10" is 10 at any depth)."""
-        return PRESETS[self.depth].max_pages if self.max_pages is None else self.max_pages
+        return self.budget.pages
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,6 +40,28 @@ PRESETS: dict[str, Preset] = {
 DEFAULT_DEPTH = "standard"
 
 
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """What one run may spend, hard limits: a session's (its preset's, lowered or set by the
+    request), or a swarm's share of it for one researcher."""
+
+    pages: int
+    time_s: float
+    tokens: int
+
+
+def budget_of(
+    preset: Preset, max_pages: int | None, time_budget_s: float | None, token_budget: int | None
+) -> Budget:
+    """The budget of a request at ``preset``: ``max_pages`` replaces the preset's page budget (a
+    user's "fetch 10" is 10 at any depth); a time or token budget only lowers the preset's."""
+    return Budget(
+        preset.max_pages if max_pages is None else max_pages,
+        preset.time_budget_s if time_budget_s is None else min(preset.time_budget_s, time_budget_s),
+        preset.token_budget if token_budget is None else min(preset.token_budget, token_budget),
+    )
+
+
 def get_preset(name: str) -> Preset:
     """The preset called ``name``; an ``UnknownPresetError`` lists the choices."""
     try:

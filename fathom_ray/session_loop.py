@@ -42,7 +42,7 @@ from fathom_ray.models import (
     SearchResult,
 )
 from fathom_ray.ports import Embedder, JudgePort
-from fathom_ray.presets import Preset
+from fathom_ray.presets import PRESETS
 from fathom_ray.search import merge, search_each
 from fathom_ray.session_events import EventLog
 from fathom_ray.session_state import CANCELLED, COMPLETE, RUNNING, PageRecord, SessionState
@@ -52,7 +52,9 @@ from fathom_ray.urls import canonical_or_none, document_chunk, domain_of, names_
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
-EXPLORING_PAGES = 30  # the `standard` preset's page budget
+EXPLORING_PAGES = PRESETS["standard"].max_pages  # a budget from which sampling explores fully
+REFILL_BATCHES = 3  # fewer waiting candidates than this many batches: the round discovers more first
+ROUNDS_PER_PAGE = 4  # a round that reads nothing still counts: at most this many per page (and 3 more)
 LEAD_DEPTH = 3  # a lead query's results that may lead
 LEAD_SLOTS = 1  # a later round's pages that go to leads while the goal's own results last
 
@@ -117,7 +119,6 @@ class ResearchSession:
         state: SessionState,
         events: EventLog,
         services: Services,
-        preset: Preset,
         settings: ResearchSettings,
         *,
         results_per_query: int = 8,
@@ -125,7 +126,7 @@ class ResearchSession:
         self.state = state
         self.events = events
         self._s = services
-        self._preset = preset
+        self._preset = state.request.preset  # its batch and checklist sizes; its limits: the budget
         self._settings = settings
         self._results_per_query = results_per_query
         self._started = time.monotonic() - state.elapsed_s
@@ -220,7 +221,7 @@ class ResearchSession:
     async def _add_seeds(self) -> None:
         """The user's seeds enter the frontier in the order given; those past the page budget are said
         now (a ``fetch_failed`` each), not left to wait: seeds are read first, so they never fit later."""
-        limit = self.state.request.page_limit
+        limit = self.state.request.budget.pages
         given = list(dict.fromkeys(self.state.request.seeds))
         seeds = [Candidate(url, CandidateOrigin.SEED, rank=n) for n, url in enumerate(given[:limit], 1)]
         await self._s.frontier.add(self.state.session_id, seeds)
@@ -315,7 +316,7 @@ class ResearchSession:
         settled = self._settled()
         if not settled:
             pending = await self._s.frontier.pending(self.state.session_id)
-            if len(pending) < 3 * batch_size and not self._leads:  # leads: the last round discovered
+            if len(pending) < REFILL_BATCHES * batch_size and not self._leads:  # leads: the last round found
                 await self._discover()
             if self.state.round >= 2 and self._rng(1).random() < self._settings.divergence:
                 await self._suggest_from_memory(limit=batch_size)
@@ -419,7 +420,7 @@ class ResearchSession:
         results, best first (``single_pass``)."""
         seeds = (canonical_or_none(url) for url in self.state.request.seeds)
         urls = [*(u for u in seeds if u is not None), *self._rankings.get(self._goal, [])]
-        return list(dict.fromkeys(urls))[: self.state.request.page_limit]
+        return list(dict.fromkeys(urls))[: self.state.request.budget.pages]
 
     def _owed_batch(self, pending: Sequence[Candidate], n: int) -> list[Candidate]:
         """A settled session's batch: only the pages one pass would read that are still unread."""
@@ -473,7 +474,7 @@ class ResearchSession:
     def _temperature(self) -> float:
         """The sampling temperature scaled to the page budget: a budget of a few pages cannot afford to
         explore, so it follows the ranking; from ``EXPLORING_PAGES`` pages on the setting holds."""
-        share = min(1.0, self.state.request.page_limit / EXPLORING_PAGES)
+        share = min(1.0, self.state.request.budget.pages / EXPLORING_PAGES)
         return self._settings.temperature * share
 
     async def _visit(self, candidate: Candidate, preview_first: bool) -> int:
@@ -594,10 +595,10 @@ class ResearchSession:
 
     # -- budgets and the end ------------------------------------------------------------------------
     def _pages_left(self) -> int:
-        return self.state.request.page_limit - self.state.pages_fetched
+        return self.state.request.budget.pages - self.state.pages_fetched
 
     def _out_of_time(self) -> bool:
-        return time.monotonic() - self._started >= self.state.request.time_limit_s
+        return time.monotonic() - self._started >= self.state.request.budget.time_s
 
     def _stop_reason(self) -> str | None:
         """Why no further round may start, or None; the first that holds wins."""
@@ -608,8 +609,8 @@ class ResearchSession:
             (self._settled() and (not self._owed or self._pages_left() <= 0), "checklist satisfied"),
             (self._pages_left() <= 0, "max pages reached"),
             (self._out_of_time(), "time budget reached"),
-            (self.state.usage.total_tokens >= self.state.request.token_limit, "token budget reached"),
-            (self.state.round >= 4 * self.state.request.page_limit + 3, "no progress"),
+            (self.state.usage.total_tokens >= self.state.request.budget.tokens, "token budget reached"),
+            (self.state.round >= ROUNDS_PER_PAGE * self.state.request.budget.pages + 3, "no progress"),
         )
         return next((reason for holds, reason in reasons if holds), None)
 

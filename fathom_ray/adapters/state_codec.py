@@ -18,7 +18,7 @@ from fathom_ray.session_state import PageRecord, SessionState, SessionStatus
 
 def state_to_json(state: SessionState) -> dict[str, Any]:
     data = asdict(state)
-    data["request"] = asdict(state.request)
+    data["request"] = {k: v for k, v in asdict(state.request).items() if k not in ("preset", "budget")}
     data["ledger"] = {
         "facts": [fact_to_json(f) for f in state.ledger.facts],
         "rejected": state.ledger.rejected,

@@ -19,10 +19,11 @@ from fathom_ray.answer_sheet import Answer
 from fathom_ray.llm.judge import Judged
 from fathom_ray.models import ChecklistItem, EventType, Fact, JsonValue, Usage
 from fathom_ray.ports import JudgePort
+from fathom_ray.presets import Budget
 from fathom_ray.session_events import EventLog
 from fathom_ray.swarm.analyst import MergedFact
 from fathom_ray.swarm.beacons import at_end
-from fathom_ray.swarm.plan import FINDINGS_PER_AGENT, Budget, SubGoal, plan, split
+from fathom_ray.swarm.plan import FINDINGS_PER_AGENT, SubGoal, plan, split
 from fathom_ray.swarm.receipts import Receipt, Verdict, verdicts
 from fathom_ray.swarm.roles import Analyst, AnalystCalls, PageCalls, Verifier, VerifierCalls
 from fathom_ray.swarm.task_ledger import Beacon, LedgerWriter, RecordKind

@@ -16,17 +16,11 @@ from dataclasses import dataclass
 
 from fathom_ray.errors import InvalidRequestError
 from fathom_ray.models import ChecklistItem
+from fathom_ray.presets import Budget
 
 MAX_AGENTS = 16
 FINDINGS_PER_AGENT = 40
 SYNTHESIS_SHARE = 0.1  # of the time budget, kept for the analyst, the verifier and synthesis
-
-
-@dataclass(frozen=True, slots=True)
-class Budget:
-    pages: int
-    time_s: float
-    tokens: int
 
 
 @dataclass(frozen=True, slots=True)

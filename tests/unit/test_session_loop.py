@@ -25,7 +25,6 @@ from fathom_ray.models import (
     ResearchRequest,
     SearchResult,
 )
-from fathom_ray.presets import get_preset
 from fathom_ray.session_events import EventLog
 from fathom_ray.session_loop import ResearchSession, Services
 from fathom_ray.session_state import SessionState
@@ -153,9 +152,7 @@ def make_loop(
         search=web,
     )
     settings = ResearchSettings(seed=3, divergence=divergence, temperature=temperature)
-    loop = ResearchSession(
-        SessionState("s1", request), EventLog("s1"), services, get_preset(request.depth), settings
-    )
+    loop = ResearchSession(SessionState("s1", request), EventLog("s1"), services, settings)
     return loop, frontier
 
 

@@ -6,8 +6,9 @@ import asyncio
 from pathlib import Path
 
 from fathom_ray.models import Fact, ResearchRequest, Usage
+from fathom_ray.presets import Budget
 from fathom_ray.swarm.coordinator import Coordinator, ResearcherOutcome
-from fathom_ray.swarm.plan import Budget, SubGoal
+from fathom_ray.swarm.plan import SubGoal
 from fathom_ray.swarm.receipts import CheckKind, Verdict
 from fathom_ray.swarm.results import swarm_result, swarm_state
 from fathom_ray.swarm.task_ledger import RecordKind, TaskLedger, read

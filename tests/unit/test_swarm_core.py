@@ -10,9 +10,10 @@ import pytest
 
 from fathom_ray.errors import InvalidRequestError
 from fathom_ray.models import ChecklistItem, Event, EventType, Fact, JsonValue
+from fathom_ray.presets import Budget
 from fathom_ray.swarm.analyst import by_item, merge, values
 from fathom_ray.swarm.beacons import BeaconWatch, at_end
-from fathom_ray.swarm.plan import Budget, plan, split
+from fathom_ray.swarm.plan import plan, split
 from fathom_ray.swarm.receipts import CheckKind, Receipt, Verdict, check, verdicts
 from fathom_ray.swarm.task_ledger import Beacon, RecordKind, TaskLedger, file_of, read
 
