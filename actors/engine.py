@@ -22,10 +22,10 @@ from actors.session import ActorDirectory, Handles, session_actor
 from actors.source_memory import source_memory_actor
 from actors.task_ledger import task_ledger_actor
 from fathom_ray.errors import FathomError
-from fathom_ray.llm.judge import JudgeInfo
 from fathom_ray.models import Event, ResearchRequest
 from fathom_ray.network import NetworkMap
 from fathom_ray.placement import PartPlacement, plan_placement
+from fathom_ray.ports import JudgeInfo
 from fathom_ray.session_state import SessionOutcome
 from fathom_ray.settings import Settings
 

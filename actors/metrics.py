@@ -11,8 +11,8 @@ from typing import Any
 
 from ray.util.metrics import Counter, Gauge, Histogram
 
-from fathom_ray.llm.judge import Judged
 from fathom_ray.models import Event, EventType
+from fathom_ray.ports import Judged
 
 ROUND_BOUNDARIES = [1.0, 5.0, 15.0, 60.0, 300.0, 900.0]
 LATENCY_BOUNDARIES = [0.1, 0.5, 1.0, 5.0, 15.0, 60.0, 300.0]

@@ -26,7 +26,6 @@ from actors.ray_errors import failure_reason
 from actors.task_ledger import AgentReports
 from fathom_ray.adapters.search_backends import open_searcher
 from fathom_ray.browser_fleet import BrowserFleet, PoolLost
-from fathom_ray.llm.judge import Judged, JudgeFailure
 from fathom_ray.models import (
     Event,
     ExtractedPage,
@@ -36,7 +35,7 @@ from fathom_ray.models import (
     SearchResult,
 )
 from fathom_ray.network import NetworkMap
-from fathom_ray.ports import Searcher
+from fathom_ray.ports import Judged, JudgeFailure, Searcher
 from fathom_ray.search import search_all
 from fathom_ray.session_events import EventLog
 from fathom_ray.session_loop import ResearchSession, Services

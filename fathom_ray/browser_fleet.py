@@ -10,9 +10,10 @@ one pool's loss always was.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Protocol, TypeVar
+from typing import TypeVar
 
 from fathom_ray.models import FetchResult, FetchStatus, Preview
+from fathom_ray.ports import Browser
 
 T = TypeVar("T")
 
@@ -21,18 +22,11 @@ class PoolLost(Exception):  # noqa: N818 (a state, like ConnectionError's kin)
     """A browser pool that did not answer: its actor is gone or restarting."""
 
 
-class BrowserPool(Protocol):
-    """One pool's calls, raising ``PoolLost`` when the pool cannot answer."""
-
-    async def fetch(self, url: str) -> FetchResult: ...
-    async def preview(self, url: str) -> Preview: ...
-    async def crawl_delay(self, url: str) -> float | None: ...
-
-
 class BrowserFleet:
-    """The session's browser: ``fetch``, ``preview`` and ``crawl_delay`` over ``pools``."""
+    """The session's browser, a ``Browser`` of Browsers: ``fetch``, ``preview`` and ``crawl_delay``
+    over ``pools`` (each raising ``PoolLost`` when it cannot answer)."""
 
-    def __init__(self, pools: Sequence[BrowserPool], start: int = 0) -> None:
+    def __init__(self, pools: Sequence[Browser], start: int = 0) -> None:
         """``start``: the pool the first call goes to (sessions start apart, so their calls spread)."""
         if not pools:
             raise ValueError("a browser fleet needs at least one pool")
@@ -64,7 +58,7 @@ class BrowserFleet:
         working = sorted((i for i in turn if i not in self._lost), key=lambda i: self._in_flight[i])
         return working + [i for i in turn if i in self._lost]
 
-    async def _call(self, call: Callable[[BrowserPool], Awaitable[T]], lost: Callable[[str], T]) -> T:
+    async def _call(self, call: Callable[[Browser], Awaitable[T]], lost: Callable[[str], T]) -> T:
         order = self.order()
         self._turn = (order[0] + 1) % len(self._pools)
         error = ""

@@ -15,9 +15,8 @@ from typing import Any
 
 from fathom_ray.conclusion import Conclusion, conclude
 from fathom_ray.llm import answers
-from fathom_ray.llm.judge import Judged
 from fathom_ray.models import ChecklistItem, Fact
-from fathom_ray.ports import JudgePort
+from fathom_ray.ports import Judged, JudgePort
 
 Account = Callable[[Judged[Any]], Judged[Any]]
 

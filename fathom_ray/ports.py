@@ -7,13 +7,14 @@ each; tests use fakes from ``tests/``.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar
 
 from fathom_ray.documents.models import Chunk, Document, DocumentHit
 from fathom_ray.frontier import SessionFrontier
 from fathom_ray.llm import answers
-from fathom_ray.llm.judge import Judged, JudgeInfo
 from fathom_ray.models import (
+    Candidate,
     ChecklistItem,
     Event,
     ExtractedPage,
@@ -24,6 +25,49 @@ from fathom_ray.models import (
     Usage,
 )
 from fathom_ray.session_state import SessionState, SessionSummary
+
+A = TypeVar("A", bound=answers.Answer)
+
+
+# -- the judges' vocabulary: what every judge answers with ---------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeInfo:
+    """Which judge answers: ``backend`` evidence, vllm, openai (or a test's own), its model, a note."""
+
+    backend: str
+    model: str
+    note: str = ""
+
+    @property
+    def label(self) -> str:
+        """How result.json and the live view name the judge: ``evidence (all-MiniLM-L6-v2 + BM25)``."""
+        return f"{self.backend} ({self.model})" if self.model else self.backend
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeFailure:
+    """Why a judgement has no answer: invalid_json, truncated, timeout or backend_error."""
+
+    kind: str
+    detail: str
+    attempts: int
+
+
+@dataclass(frozen=True, slots=True)
+class Judged(Generic[A]):
+    """An answer or a failure, with what the call cost (all attempts together)."""
+
+    judgement: str
+    answer: A | None
+    failure: JudgeFailure | None = None
+    usage: Usage = field(default_factory=Usage)
+    flags: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return self.answer is not None
 
 
 class Resolver(Protocol):
@@ -40,20 +84,66 @@ class Searcher(Protocol):
         ...
 
 
-class Fetcher(Protocol):
+class Browser(Protocol):
+    """A browser as a session uses it: one pool, or a fleet of pools that is itself a Browser."""
+
     async def fetch(self, url: str) -> FetchResult:
         """The page at ``url``; a failure is a ``FetchResult`` value, never an exception."""
         ...
 
-
-class Previewer(Protocol):
     async def preview(self, url: str) -> Preview:
         """The head of the page at ``url``, read cheaply; failures are values."""
         ...
 
+    async def crawl_delay(self, url: str) -> float | None:
+        """The Crawl-delay its host's robots.txt asks of us, if any."""
+        ...
 
-class Extractor(Protocol):
-    def extract(self, html: str, url: str) -> ExtractedPage: ...
+
+# -- what the research loops call: the engine's actors in production, fakes in tests ------------------
+
+
+class ExtractorCalls(Protocol):
+    async def extract(self, result: FetchResult) -> ExtractedPage: ...
+
+
+class MemoryCalls(Protocol):
+    """Source memory: domains' quality, pages remembered across sessions, sessions' checkpoints."""
+
+    async def domain_qualities(self, domains: Sequence[str]) -> dict[str, float]: ...
+    async def suggest(self, vector: Sequence[float], limit: int, exclude: Sequence[str]) -> list[Any]: ...
+    async def record_page(
+        self, url: str, *, title: str, vector: Sequence[float], signal: float, facts: int
+    ) -> None: ...
+    async def checkpoint(self, state: SessionState, events: Sequence[Event]) -> None: ...
+
+
+class FrontierCalls(Protocol):
+    """The shared frontier: each session's candidate pool, and politeness per host."""
+
+    async def add(self, session_id: str, candidates: Sequence[Candidate]) -> int: ...
+    async def pending(self, session_id: str) -> list[Candidate]: ...
+    async def known(self, session_id: str) -> list[str]: ...
+    async def mark(self, session_id: str, url: str, state: str, reason: str = "") -> None: ...
+    async def reserve(self, url: str) -> float: ...
+    async def set_crawl_delay(self, url: str, delay_s: float | None) -> None: ...
+    async def checkpoint(self, session_id: str) -> None: ...
+
+
+class SearchCalls(Protocol):
+    """Several queries at once, their results merged (``fathom_ray.search.search_all``)."""
+
+    async def search(self, queries: Sequence[str], limit: int) -> list[SearchResult]: ...
+
+
+class AnswerCalls(Protocol):
+    """The single-pass baseline's judge: one cited answer from the pages read."""
+
+    async def start(self) -> JudgeInfo: ...
+
+    async def answer(
+        self, question: str, pages: Sequence[ExtractedPage]
+    ) -> Judged[answers.SinglePassAnswer]: ...
 
 
 class GraphStore(Protocol):

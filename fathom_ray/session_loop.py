@@ -16,32 +16,38 @@ import logging
 import time
 from collections.abc import Coroutine, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
 from fathom_ray import checklist as checklists
 from fathom_ray.answer_sheet import to_json as answer_json
-from fathom_ray.documents.models import DocumentHit
 from fathom_ray.errors import SearchError, SessionError
 from fathom_ray.evidence.terms import title_match
 from fathom_ray.frontier import FAILED, FETCHED, rank_and_sample
 from fathom_ray.llm import answers
-from fathom_ray.llm.judge import Judged, JudgeInfo
 from fathom_ray.llm.prompts import MAX_LINKS_IN_PROMPT
 from fathom_ray.models import (
     Candidate,
     CandidateOrigin,
     ChecklistItem,
-    Event,
     EventType,
     ExtractedPage,
-    FetchResult,
     JsonValue,
-    Preview,
     SearchResult,
 )
-from fathom_ray.ports import Embedder, JudgePort
+from fathom_ray.ports import (
+    Browser,
+    DocumentSearch,
+    Embedder,
+    ExtractorCalls,
+    FrontierCalls,
+    Judged,
+    JudgeInfo,
+    JudgePort,
+    MemoryCalls,
+    SearchCalls,
+)
 from fathom_ray.presets import PRESETS
 from fathom_ray.search import merge, search_each
 from fathom_ray.session_events import EventLog
@@ -59,56 +65,16 @@ LEAD_DEPTH = 3  # a lead query's results that may lead
 LEAD_SLOTS = 1  # a later round's pages that go to leads while the goal's own results last
 
 
-class BrowserCalls(Protocol):
-    async def fetch(self, url: str) -> FetchResult: ...
-    async def preview(self, url: str) -> Preview: ...
-    async def crawl_delay(self, url: str) -> float | None: ...
-
-
-class ExtractorCalls(Protocol):
-    async def extract(self, result: FetchResult) -> ExtractedPage: ...
-
-
-class MemoryCalls(Protocol):
-    async def domain_qualities(self, domains: Sequence[str]) -> dict[str, float]: ...
-    async def suggest(self, vector: Sequence[float], limit: int, exclude: Sequence[str]) -> list[Any]: ...
-    async def record_page(
-        self, url: str, *, title: str, vector: Sequence[float], signal: float, facts: int
-    ) -> None: ...
-    async def checkpoint(self, state: SessionState, events: Sequence[Event]) -> None: ...
-
-
-class FrontierCalls(Protocol):
-    async def add(self, session_id: str, candidates: Sequence[Candidate]) -> int: ...
-    async def pending(self, session_id: str) -> list[Candidate]: ...
-    async def known(self, session_id: str) -> list[str]: ...
-    async def mark(self, session_id: str, url: str, state: str, reason: str = "") -> None: ...
-    async def reserve(self, url: str) -> float: ...
-    async def set_crawl_delay(self, url: str, delay_s: float | None) -> None: ...
-    async def checkpoint(self, session_id: str) -> None: ...
-
-
-class DocumentCalls(Protocol):
-    async def search(
-        self, query: str, vector: Sequence[float], limit: int, mode: str = "hybrid"
-    ) -> list[DocumentHit]: ...
-    async def chunk(self, document_id: str, index: int) -> DocumentHit | None: ...
-
-
-class SearchCalls(Protocol):
-    async def search(self, queries: Sequence[str], limit: int) -> list[SearchResult]: ...
-
-
 @dataclass(frozen=True, slots=True)
 class Services:
     judge: JudgePort
-    browser: BrowserCalls
+    browser: Browser
     extractor: ExtractorCalls
     embedder: Embedder
     memory: MemoryCalls
     frontier: FrontierCalls
     search: SearchCalls
-    documents: DocumentCalls | None = None  # the user's documents, for sessions that research them
+    documents: DocumentSearch | None = None  # the user's documents, for sessions that research them
 
 
 class ResearchSession:

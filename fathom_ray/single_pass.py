@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
-from typing import Protocol
 
 from fathom_ray import report
 from fathom_ray.answer_sheet import answer_sheet
@@ -18,21 +16,12 @@ from fathom_ray.answer_sheet import to_json as answer_json
 from fathom_ray.errors import SearchError
 from fathom_ray.ledger import FactLedger
 from fathom_ray.llm import answers
-from fathom_ray.llm.judge import Judged, JudgeInfo
 from fathom_ray.models import ChecklistItem, EventType, ExtractedPage, Fact, JsonValue
+from fathom_ray.ports import AnswerCalls, Browser, ExtractorCalls, FrontierCalls, JudgeInfo, SearchCalls
 from fathom_ray.session_events import EventLog
-from fathom_ray.session_loop import BrowserCalls, ExtractorCalls, FrontierCalls, SearchCalls
 from fathom_ray.session_state import COMPLETE, PageRecord, SessionState
 
 STOP_REASON = "single pass"
-
-
-class AnswerCalls(Protocol):
-    async def start(self) -> JudgeInfo: ...
-
-    async def answer(
-        self, question: str, pages: Sequence[ExtractedPage]
-    ) -> Judged[answers.SinglePassAnswer]: ...
 
 
 async def single_pass(
@@ -40,7 +29,7 @@ async def single_pass(
     events: EventLog,
     *,
     judge: AnswerCalls,
-    browser: BrowserCalls,
+    browser: Browser,
     extractor: ExtractorCalls,
     frontier: FrontierCalls,
     search: SearchCalls,
@@ -102,7 +91,7 @@ async def _fetch(
     url: str,
     state: SessionState,
     events: EventLog,
-    actors: tuple[BrowserCalls, ExtractorCalls, FrontierCalls],
+    actors: tuple[Browser, ExtractorCalls, FrontierCalls],
 ) -> ExtractedPage | None:
     browser, extractor, frontier = actors
     await asyncio.sleep(await frontier.reserve(url))  # the same per-host politeness as a session

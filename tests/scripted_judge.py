@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from fathom_ray.llm import answers
-from fathom_ray.llm.judge import Judged, JudgeInfo
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact, Usage
+from fathom_ray.ports import Judged, JudgeInfo
 
 SENTENCE = re.compile(r"[A-Z][^.!?\n]{40,200}[.!?]")
 A = TypeVar("A", bound=answers.Answer)

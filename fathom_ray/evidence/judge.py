@@ -30,10 +30,9 @@ from fathom_ray.evidence.passages import (
 from fathom_ray.evidence.queries import discover
 from fathom_ray.evidence.sentences import Sentence, split_sentences
 from fathom_ray.llm import answers
-from fathom_ray.llm.judge import Judged, JudgeInfo
 from fathom_ray.llm.prompts import MAX_LINKS_IN_PROMPT
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact, Usage
-from fathom_ray.ports import Embedder
+from fathom_ray.ports import Embedder, Judged, JudgeInfo
 from fathom_ray.untrusted import unfit_for_fact
 
 MAX_EMBEDDED = 8

@@ -13,8 +13,8 @@ import itertools
 import logging
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
 
 from pydantic import ValidationError
 
@@ -23,6 +23,7 @@ from fathom_ray.llm import answers, prompts
 from fathom_ray.llm.models import PLUMBING_WARNING
 from fathom_ray.llm.prompts import Message
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact, Usage
+from fathom_ray.ports import Judged, JudgeFailure, JudgeInfo
 from fathom_ray.settings import LLMSettings, Price
 
 logger = logging.getLogger(__name__)
@@ -59,44 +60,6 @@ class LLMBackend(Protocol):
     async def complete(self, request: CompletionRequest) -> Completion:
         """One completion constrained by ``request.schema``; ``JudgeError`` when the backend fails."""
         ...
-
-
-@dataclass(frozen=True, slots=True)
-class JudgeInfo:
-    """Which judge answers: ``backend`` evidence, vllm, openai (or a test's own), its model, a note."""
-
-    backend: str
-    model: str
-    note: str = ""
-
-    @property
-    def label(self) -> str:
-        """How result.json and the live view name the judge: ``evidence (all-MiniLM-L6-v2 + BM25)``."""
-        return f"{self.backend} ({self.model})" if self.model else self.backend
-
-
-@dataclass(frozen=True, slots=True)
-class JudgeFailure:
-    """Why a judgement has no answer: invalid_json, truncated, timeout or backend_error."""
-
-    kind: str
-    detail: str
-    attempts: int
-
-
-@dataclass(frozen=True, slots=True)
-class Judged(Generic[A]):
-    """An answer or a failure, with what the call cost (all attempts together)."""
-
-    judgement: str
-    answer: A | None
-    failure: JudgeFailure | None = None
-    usage: Usage = field(default_factory=Usage)
-    flags: tuple[str, ...] = ()
-
-    @property
-    def ok(self) -> bool:
-        return self.answer is not None
 
 
 def cost_usd(price: Price | None, prompt_tokens: int, completion_tokens: int) -> float | None:

@@ -16,9 +16,8 @@ from typing import Any, Protocol
 
 from fathom_ray import checklist as checklists
 from fathom_ray.answer_sheet import Answer
-from fathom_ray.llm.judge import Judged
 from fathom_ray.models import ChecklistItem, EventType, Fact, JsonValue, Usage
-from fathom_ray.ports import JudgePort
+from fathom_ray.ports import Judged, JudgePort
 from fathom_ray.presets import Budget
 from fathom_ray.session_events import EventLog
 from fathom_ray.swarm.analyst import MergedFact

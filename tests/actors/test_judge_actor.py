@@ -12,8 +12,8 @@ import ray
 from actors.embedder import embedder_actor
 from actors.judge import judge_actor
 from fathom_ray.llm import answers
-from fathom_ray.llm.judge import Judged
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact, Link, Usage
+from fathom_ray.ports import Judged
 from fathom_ray.settings import EmbedderSettings, LLMSettings
 
 pytestmark = [pytest.mark.actors, pytest.mark.usefixtures("ray_session")]

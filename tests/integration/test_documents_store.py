@@ -18,8 +18,8 @@ from fathom_ray.documents.service import Documents
 from fathom_ray.errors import InvalidRequestError
 from fathom_ray.evidence.judge import EvidenceJudge
 from fathom_ray.llm import answers
-from fathom_ray.llm.judge import Judged, JudgeFailure
 from fathom_ray.models import ExtractedPage
+from fathom_ray.ports import Judged, JudgeFailure
 from fathom_ray.settings import DocsSettings, EmbedderSettings, QdrantSettings
 
 pytestmark = pytest.mark.integration
