@@ -16,7 +16,6 @@ import time
 from collections.abc import Sequence
 from typing import TypeVar
 
-from fathom_ray.evaluation.scoring import answer_match
 from fathom_ray.evidence import compose as composing
 from fathom_ray.evidence.decompose import decompose
 from fathom_ray.evidence.passages import (
@@ -32,6 +31,7 @@ from fathom_ray.evidence.sentences import Sentence, split_sentences
 from fathom_ray.llm import answers
 from fathom_ray.llm.prompts import MAX_LINKS_IN_PROMPT
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact, Usage
+from fathom_ray.normalise import answer_match
 from fathom_ray.ports import Embedder, Judged, JudgeInfo
 from fathom_ray.untrusted import unfit_for_fact
 

@@ -12,13 +12,13 @@ import pytest
 from fathom_ray.evaluation.questions import EvalQuestion, parse_questions
 from fathom_ray.evaluation.run import evaluate, read_rows
 from fathom_ray.evaluation.scoring import (
-    answer_match,
     citation_faithfulness,
     evidence_fact_share,
     evidence_recall,
     score,
 )
 from fathom_ray.evaluation.summary import METRICS
+from fathom_ray.normalise import answer_match
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 HAND_MADE = json.loads((DATA / "unfaithful_result.json").read_text())

@@ -85,3 +85,18 @@ def test_the_package_import_does_not_pull_in_the_cli() -> None:
     code = "import fathom_ray, sys; print('fathom_ray.cli' in sys.modules, 'typer' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        p
+        for root in (PACKAGE, ROOT / "actors", ROOT / "serve")
+        for p in sorted(root.rglob("*.py"))
+        if not {"evaluation", "cli"} & set(p.relative_to(root).parts)
+    ],
+    ids=lambda p: str(p.relative_to(ROOT)),
+)
+def test_only_the_cli_scripts_and_tests_import_the_evaluation(path: Path) -> None:
+    """`fathom eval` scores runs from outside: no part of the engine reads its scores."""
+    assert not {name for name in _imports(path) if _within(name, ("fathom_ray.evaluation",))}
