@@ -91,7 +91,7 @@ class ResearchSession:
     ) -> None:
         self.state = state
         self.events = events
-        self._s = services
+        self._services = services
         self._preset = state.request.preset  # its batch and checklist sizes; its limits: the budget
         self._settings = settings
         self._results_per_query = results_per_query
@@ -164,10 +164,10 @@ class ResearchSession:
         # The goal is searched while the judge decomposes it: the first event comes at once.
         goal_search = asyncio.ensure_future(self._search([self._goal]))
         try:
-            info = await self._s.judge.start()  # started already: it says which judge it is
+            info = await self._services.judge.start()  # started already: it says which judge it is
             self.state.judge = info.label if isinstance(info, JudgeInfo) else "unknown"
             made = await checklists.decompose(
-                self._s.judge, self._goal, self._preset.checklist_size, self._account
+                self._services.judge, self._goal, self._preset.checklist_size, self._account
             )
         except BaseException:
             goal_search.cancel()  # cancelled: do not wait for the search
@@ -179,7 +179,9 @@ class ResearchSession:
         await self._add_seeds()
         await self._search([i.question for i in self.state.checklist])
         await self._discover()  # the judge's queries too (short ones of each part's subject): they lead
-        if self._search_error is not None and not await self._s.frontier.pending(self.state.session_id):
+        if self._search_error is not None and not await self._services.frontier.pending(
+            self.state.session_id
+        ):
             raise SessionError(self.state.session_id, f"nothing to research: {self._search_error}")
         self.state.decomposed = True
         return True
@@ -190,7 +192,7 @@ class ResearchSession:
         limit = self.state.request.budget.pages
         given = list(dict.fromkeys(self.state.request.seeds))
         seeds = [Candidate(url, CandidateOrigin.SEED, rank=n) for n, url in enumerate(given[:limit], 1)]
-        await self._s.frontier.add(self.state.session_id, seeds)
+        await self._services.frontier.add(self.state.session_id, seeds)
         for url in given[limit:]:
             reason = f"over the page budget: {limit} pages, {len(given)} seeds"
             self.events.emit(EventType.FETCH_FAILED, {"url": url, "reason": reason})
@@ -209,17 +211,17 @@ class ResearchSession:
             except SearchError as e:
                 logger.warning("search failed: %s", e, extra={"session_id": self.state.session_id})
                 self._search_error = e
-                return await self._s.frontier.add(self.state.session_id, found) if found else 0
+                return await self._services.frontier.add(self.state.session_id, found) if found else 0
         candidates = [
             Candidate(r.url, CandidateOrigin.SEARCH, r.title, r.snippet, r.query, r.rank) for r in results
         ]
-        return await self._s.frontier.add(self.state.session_id, [*found, *candidates])
+        return await self._services.frontier.add(self.state.session_id, [*found, *candidates])
 
     async def _search_web(self, queries: Sequence[str]) -> list[SearchResult]:
         """Every query's results, merged by URL; each query's own ranking is kept for its leads. A
         query that fails is skipped, and when all fail the first failure is raised."""
         limit = self._results_per_query
-        found = await search_each(lambda query: self._s.search.search([query], limit), queries)
+        found = await search_each(lambda query: self._services.search.search([query], limit), queries)
         for query, results in found.items():
             ranked = [r.url for r in sorted(results, key=lambda r: r.rank)]
             self._rankings[query] = [*self._rankings.get(query, []), *ranked]
@@ -227,10 +229,10 @@ class ResearchSession:
 
     async def _search_documents(self, queries: Sequence[str]) -> list[Candidate]:
         """The user's document chunks for ``queries`` (hybrid search), when the session asks for them."""
-        documents = self._s.documents
+        documents = self._services.documents
         if "documents" not in self.state.request.sources or documents is None or not queries:
             return []
-        vectors = await self._s.embedder.embed(list(queries))
+        vectors = await self._services.embedder.embed(list(queries))
         found: list[Candidate] = []
         for query, vector in zip(queries, vectors, strict=True):
             hits = await documents.search(query, vector, self._results_per_query)
@@ -248,14 +250,14 @@ class ResearchSession:
         if "web" not in self.state.request.sources:
             return  # memory remembers web pages: a session on documents alone takes none
         vector = (await self._topics())[0]
-        known = await self._s.frontier.known(self.state.session_id)  # fetched pages included
-        suggestions = await self._s.memory.suggest(vector, limit, known)
+        known = await self._services.frontier.known(self.state.session_id)  # fetched pages included
+        suggestions = await self._services.memory.suggest(vector, limit, known)
         if not suggestions:
             return
         candidates = [
             Candidate(s.url, CandidateOrigin.MEMORY, s.title, rank=n) for n, s in enumerate(suggestions, 1)
         ]
-        added = await self._s.frontier.add(self.state.session_id, candidates)
+        added = await self._services.frontier.add(self.state.session_id, candidates)
         if added:
             self.events.emit(
                 EventType.MEMORY_SOURCES,
@@ -273,7 +275,7 @@ class ResearchSession:
         """Embeddings of questions and queries, each embedded once per session."""
         missing = [t for t in dict.fromkeys(texts) if t not in self._text_vectors]
         if missing:
-            self._text_vectors.update(zip(missing, await self._s.embedder.embed(missing), strict=True))
+            self._text_vectors.update(zip(missing, await self._services.embedder.embed(missing), strict=True))
         return [self._text_vectors[t] for t in texts]
 
     # -- one round ----------------------------------------------------------------------------------
@@ -281,12 +283,12 @@ class ResearchSession:
         batch_size = self._preset.batch_size
         settled = self._settled()
         if not settled:
-            pending = await self._s.frontier.pending(self.state.session_id)
+            pending = await self._services.frontier.pending(self.state.session_id)
             if len(pending) < REFILL_BATCHES * batch_size and not self._leads:  # leads: the last round found
                 await self._discover()
             if self.state.round >= 2 and self._rng(1).random() < self._settings.divergence:
                 await self._suggest_from_memory(limit=batch_size)
-        pending = await self._s.frontier.pending(self.state.session_id)
+        pending = await self._services.frontier.pending(self.state.session_id)
         if not pending:
             return False
         n = min(batch_size, self._pages_left())
@@ -316,7 +318,7 @@ class ResearchSession:
     async def _discover(self) -> None:
         open_items = [i for i in self.state.checklist if not i.satisfied]
         judged = self._account(
-            await self._s.judge.discover_queries(
+            await self._services.judge.discover_queries(
                 self._goal, open_items, self.state.queries_done, 3, self.state.ledger.facts
             )
         )
@@ -331,11 +333,11 @@ class ResearchSession:
         foci = self._foci()
         urls = [c.url for c in pending]
         texts = [f"{c.title} {c.url} {c.snippet}".strip() for c in pending]
-        cosine = np.array(await self._s.embedder.embed(texts)) @ np.array(await self._vectors(foci)).T
+        cosine = np.array(await self._services.embedder.embed(texts)) @ np.array(await self._vectors(foci)).T
         similarity = dict(zip(urls, cosine.max(axis=1).tolist(), strict=True))
         lexical = match_scores(texts, foci)
         relevance = {u: max(row[i] for row in lexical) for i, u in enumerate(urls)}
-        qualities = await self._s.memory.domain_qualities(sorted({domain_of(u) for u in urls}))
+        qualities = await self._services.memory.domain_qualities(sorted({domain_of(u) for u in urls}))
         # Seeds first, in the order given; then what one pass would read (the goal's own search
         # results, best first) is the backbone of every round: measured on questions never tuned on,
         # the engine's ranking of the goal beats every other source of pages (docs/eval/README.md).
@@ -450,7 +452,11 @@ class ResearchSession:
         if document is not None:
             if self._pages_left() <= 0 or self._out_of_time():
                 return 0
-            hit = await self._s.documents.chunk(*document) if self._s.documents is not None else None
+            hit = (
+                await self._services.documents.chunk(*document)
+                if self._services.documents is not None
+                else None
+            )
             if hit is None:
                 return await self._failed(url, "document chunk not found (removed?)")
             heading = f" / {hit.chunk.heading}" if hit.chunk.heading else ""
@@ -458,23 +464,25 @@ class ResearchSession:
             final_url = url
         else:
             if preview_first:
-                preview = await self._s.browser.preview(url)
+                preview = await self._services.browser.preview(url)
                 if not preview.usable:
                     return await self._failed(url, f"preview: {preview.status.value} {preview.error}".strip())
             await self._honour_crawl_delay(url)
-            await asyncio.sleep(await self._s.frontier.reserve(url))
+            await asyncio.sleep(await self._services.frontier.reserve(url))
             if self._pages_left() <= 0 or self._out_of_time():
                 return 0
-            result = await self._s.browser.fetch(url)
+            result = await self._services.browser.fetch(url)
             if not result.ok:
                 return await self._failed(url, f"{result.status.value}: {result.error}")
-            page = await self._s.extractor.extract(result)
+            page = await self._services.extractor.extract(result)
             page = ExtractedPage(url, page.title, page.text, page.links, page.metadata, page.method)
             final_url = result.final_url or url
-        await self._s.frontier.mark(sid, url, FETCHED)
+        await self._services.frontier.mark(sid, url, FETCHED)
         self.state.pages.append(PageRecord(url, final_url, "ok", page.title, page.text))
         judged = self._account(
-            await self._s.judge.analyse_page(self._goal, self.state.checklist, self.state.ledger.facts, page)
+            await self._services.judge.analyse_page(
+                self._goal, self.state.checklist, self.state.ledger.facts, page
+            )
         )
         analysis = judged.answer or answers.PageAnalysis()
         kept, rejected = self.state.ledger.add_analysis(analysis, page, (i.id for i in self.state.checklist))
@@ -509,9 +517,9 @@ class ResearchSession:
                 },
             )
         if document is None:  # source memory is the web's: a user's document is not suggested to others
-            vector = (await self._s.embedder.embed([f"{page.title} {page.text[:1000]}"]))[0]
+            vector = (await self._services.embedder.embed([f"{page.title} {page.text[:1000]}"]))[0]
             signal = (analysis.page_quality + (1.0 if kept else 0.0)) / 2
-            await self._s.memory.record_page(
+            await self._services.memory.record_page(
                 url, title=page.title, vector=vector, signal=signal, facts=len(kept)
             )
         return len(kept)
@@ -522,12 +530,12 @@ class ResearchSession:
         if host in self._delays_known:
             return
         self._delays_known.add(host)
-        delay = await self._s.browser.crawl_delay(url)
+        delay = await self._services.browser.crawl_delay(url)
         if delay is not None:
-            await self._s.frontier.set_crawl_delay(url, delay)
+            await self._services.frontier.set_crawl_delay(url, delay)
 
     async def _failed(self, url: str, reason: str) -> int:
-        await self._s.frontier.mark(self.state.session_id, url, FAILED, reason)
+        await self._services.frontier.mark(self.state.session_id, url, FAILED, reason)
         self.state.failures += 1
         self.events.emit(EventType.FETCH_FAILED, {"url": url, "reason": reason})
         return 0
@@ -540,7 +548,7 @@ class ResearchSession:
             for n, link in enumerate(chosen, 1)
         ]
         if candidates:
-            await self._s.frontier.add(self.state.session_id, candidates)
+            await self._services.frontier.add(self.state.session_id, candidates)
 
     def _add_questions(self, questions: Sequence[str]) -> None:
         known = {i.question for i in self.state.checklist}
@@ -555,7 +563,7 @@ class ResearchSession:
         if not facts:
             return
         self.state.checklist = await checklists.settle(
-            self._s.judge, self._goal, self.state.checklist, facts, self._account
+            self._services.judge, self._goal, self.state.checklist, facts, self._account
         )
         self.events.emit_checklist(self.state.checklist)
 
@@ -584,7 +592,7 @@ class ResearchSession:
         facts = self.state.ledger.facts
         self.events.emit(EventType.COMPOSING, {"facts": len(facts)})
         conclusion = await checklists.compose(
-            self._s.judge,
+            self._services.judge,
             self._goal,
             self.state.checklist,
             facts,
@@ -621,5 +629,5 @@ class ResearchSession:
 
     async def _checkpoint(self) -> None:
         self.state.elapsed_s = time.monotonic() - self._started
-        await self._s.frontier.checkpoint(self.state.session_id)
-        await self._s.memory.checkpoint(self.state, self.events.take_unsaved())
+        await self._services.frontier.checkpoint(self.state.session_id)
+        await self._services.memory.checkpoint(self.state, self.events.take_unsaved())

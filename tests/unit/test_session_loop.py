@@ -199,8 +199,8 @@ def test_the_first_round_reads_the_goals_own_results_then_each_discovery_querys_
         },
     )
     loop, _ = make_loop(web, ResearchRequest(GOAL, depth="focused", max_pages=6))
-    assert isinstance(loop._s.judge, ScriptedJudge)
-    loop._s.judge.queries = ["q one", "q two"]
+    assert isinstance(loop._services.judge, ScriptedJudge)
+    loop._services.judge.queries = ["q one", "q two"]
     asyncio.run(loop.run())
     first, second = [e for e in loop.events.events if e.type is EventType.RANKED][:2]
     assert first.data["urls"] == [page_url("g"), page_url("h"), page_url("i")]
@@ -220,8 +220,8 @@ def test_later_rounds_read_the_goals_results_beside_one_lead_to_a_site_the_goal_
         by_query={goal: goal_results, "q same": [page_url("a")], "q far": [other], "q pep": [pep]},
     )
     loop, _ = make_loop(web, ResearchRequest(goal, depth="focused", max_pages=8))
-    assert isinstance(loop._s.judge, ScriptedJudge)
-    loop._s.judge.queries = ["q same", "q far", "q pep"]
+    assert isinstance(loop._services.judge, ScriptedJudge)
+    loop._services.judge.queries = ["q same", "q far", "q pep"]
     asyncio.run(loop.run())
     ranked = [e for e in loop.events.events if e.type is EventType.RANKED]
     assert ranked[0].data["urls"] == goal_results[:3]
@@ -239,8 +239,8 @@ def test_a_settled_checklist_ends_the_session_only_once_what_one_pass_reads_is_r
     goal_results = [page_url(f"g{n}") for n in range(1, 10)]
     web = FakeWeb(results=[page_url("x")], by_query={GOAL: goal_results, "q lead": [page_url("a")]})
     loop, _ = make_loop(web, ResearchRequest(GOAL, depth="focused", max_pages=6))
-    assert isinstance(loop._s.judge, ScriptedJudge)
-    loop._s.judge.satisfy, loop._s.judge.queries = True, ["q lead"]
+    assert isinstance(loop._services.judge, ScriptedJudge)
+    loop._services.judge.satisfy, loop._services.judge.queries = True, ["q lead"]
     state = asyncio.run(loop.run())
     assert state.stop_reason == "checklist satisfied"
     assert web.fetched == goal_results[:6]
