@@ -15,7 +15,7 @@ import time
 from collections.abc import AsyncIterator
 from typing import Annotated, Any, Literal
 
-from fastapi import Depends, FastAPI, Header, HTTPException, Request
+from fastapi import APIRouter, Depends, FastAPI, Header, HTTPException, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import AnyHttpUrl, BaseModel, ConfigDict, Field, model_validator
@@ -144,14 +144,13 @@ def build_app(
             "web": web if isinstance(web, str) else None,
         }
 
-    _add_research_routes(app, manager, settings, Depends(authorised), poll_s)
+    app.include_router(research_routes(manager, settings, Depends(authorised), poll_s))
     return app
 
 
-def _add_research_routes(
-    app: FastAPI, manager: SessionManager, settings: ApiSettings, asker: Any, poll_s: float
-) -> None:
+def research_routes(manager: SessionManager, settings: ApiSettings, asker: Any, poll_s: float) -> APIRouter:
     """/research and its sessions, and /status; ``asker``: the dependency that says who asks."""
+    router = APIRouter()
 
     async def visible(session_id: str, caller: Caller) -> SessionState:
         """The session's state, if ``caller`` may see it; another token's session is not found."""
@@ -160,7 +159,7 @@ def _add_research_routes(
             raise SessionNotFoundError(session_id)
         return state
 
-    @app.post("/research", response_model=None)
+    @router.post("/research", response_model=None)
     async def start(
         body: ResearchBody, caller: Caller = asker, accept: Annotated[str, Header()] = ""
     ) -> Started | StreamingResponse:
@@ -185,7 +184,7 @@ def _add_research_routes(
             return StreamingResponse(stream, media_type="text/event-stream", headers=headers)
         return Started(id=session_id, status="running")
 
-    @app.get("/research/{session_id}/stream")
+    @router.get("/research/{session_id}/stream")
     async def stream(
         session_id: str, caller: Caller = asker, last_event_id: Annotated[str | None, Header()] = None
     ) -> StreamingResponse:
@@ -194,23 +193,23 @@ def _add_research_routes(
         events = _events(manager, session_id, after, settings.heartbeat_s, poll_s, cancel=False)
         return StreamingResponse(events, media_type="text/event-stream", headers=STREAM_HEADERS)
 
-    @app.get("/research/{session_id}")
+    @router.get("/research/{session_id}")
     async def result(session_id: str, caller: Caller = asker) -> dict[str, Any]:
         return status_document(await visible(session_id, caller))
 
-    @app.get("/research/{session_id}/result")
+    @router.get("/research/{session_id}/result")
     async def result_json(session_id: str, caller: Caller = asker) -> dict[str, Any]:
         """The session's result.json, as `fathom research` writes it (pages with their text included)."""
         state = await visible(session_id, caller)
         return ResearchResult.from_session(state, state.elapsed_s).to_json()
 
-    @app.get("/research/{session_id}/report")
+    @router.get("/research/{session_id}/report")
     async def report(session_id: str, caller: Caller = asker) -> dict[str, str]:
         """The report as Markdown and as the HTML a page shows (raw HTML and images off, web links only)."""
         markdown = (await visible(session_id, caller)).report_markdown
         return {"markdown": markdown, "html": render_fragment(markdown)}
 
-    @app.get("/research/{session_id}/report.pdf")
+    @router.get("/research/{session_id}/report.pdf")
     async def report_pdf(session_id: str, caller: Caller = asker) -> Response:
         """A finished session's report as a PDF, printed by the engine's Chromium."""
         await visible(session_id, caller)
@@ -218,34 +217,36 @@ def _add_research_routes(
             await manager.report_pdf(session_id), "application/pdf", f"{session_id}-report.pdf"
         )
 
-    @app.get("/research/{session_id}/bundle")
+    @router.get("/research/{session_id}/bundle")
     async def bundle(session_id: str, caller: Caller = asker) -> Response:
         """A finished swarm's report bundle as one zip."""
         await visible(session_id, caller)
         return _attachment(await manager.bundle(session_id), "application/zip", f"{session_id}-bundle.zip")
 
-    @app.delete("/research/{session_id}")
+    @router.delete("/research/{session_id}")
     async def cancel(session_id: str, caller: Caller = asker) -> Started:
         await visible(session_id, caller)
         await manager.cancel(session_id)
         return Started(id=session_id, status="cancelled")
 
-    @app.delete("/research/{session_id}/record")
+    @router.delete("/research/{session_id}/record")
     async def forget(session_id: str, caller: Caller = asker) -> Started:
         """Delete an ended session from the stores: its state, events and facts (409 while it runs)."""
         await visible(session_id, caller)
         await manager.forget(session_id)
         return Started(id=session_id, status="deleted")
 
-    @app.get("/status", dependencies=[asker])
+    @router.get("/status", dependencies=[asker])
     async def status() -> dict[str, Any]:
         """The judge in use, the session cap, the sessions running and the Ray dashboard's URL."""
         return dict(await manager.operations())
 
-    @app.get("/research")
+    @router.get("/research")
     async def sessions(caller: Caller = asker) -> list[dict[str, Any]]:
         """The sessions this token may see (every one, where tokens are not isolated)."""
         return [row for row in await manager.list() if caller.may_see(str(row.get("owner", "")))]
+
+    return router
 
 
 def _attachment(body: bytes, media_type: str, filename: str) -> Response:
