@@ -1,4 +1,4 @@
-"""DocumentStoreActor: the one owner of the document store (Qdrant local path, or a server).
+"""DocumentStoreActor: the one owner of the document store (Qdrant Edge in a folder, or a server).
 
 It hosts ``Documents`` (add uploads, list, remove, hybrid search) and embeds on the engine's
 Embedder actor; ``fathom ask`` runs where it is asked (the Serve replica) and calls it to search.
@@ -13,7 +13,7 @@ import ray
 
 from actors.actor_class import actor_class
 from actors.session import Remote
-from fathom_ray.adapters.qdrant_documents import QdrantDocumentStore, open_document_store
+from fathom_ray.adapters.document_stores import DocumentStoreImpl, open_document_store
 from fathom_ray.documents.models import AddOutcome, Chunk, Document, DocumentHit
 from fathom_ray.documents.service import Documents
 from fathom_ray.settings import Settings
@@ -24,7 +24,7 @@ class DocumentStoreService:
         self._settings = settings
         self._embedder_name = embedder
         self._namespace = namespace
-        self._store: QdrantDocumentStore | None = None
+        self._store: DocumentStoreImpl | None = None
         self._documents: Documents | None = None
 
     def start(self) -> None:

@@ -152,14 +152,15 @@ class GraphSettings(Section):
 
 
 class DocsSettings(Section):
-    """The user's own documents: limits, chunking, the collection (in ``data_dir/documents`` or
-    on the Qdrant server of ``FATHOM_QDRANT__URL``)."""
+    """The user's own documents: limits, chunking, the collection (embedded in ``data_dir/docstore``
+    or on the Qdrant server of ``FATHOM_QDRANT__URL``), hybrid search's fusion."""
 
     max_bytes: int = Field(50_000_000, ge=1)
     chunk_chars: int = Field(900, ge=200)
     overlap_chars: int = Field(150, ge=0)
     contextual_header: bool = True  # embed "title / heading" with each chunk
     collection: str = "fathom_documents"
+    sparse_weight: float = Field(1.0, gt=0)  # hybrid search: the BM25 side's weight in RRF (dense 1)
 
 
 class RaySettings(Section):

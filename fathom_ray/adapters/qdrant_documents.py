@@ -1,18 +1,16 @@
-"""The document store in Qdrant: chunks with a dense and a sparse (BM25, IDF applied by Qdrant)
-vector, hybrid search as one query (two prefetches fused by Reciprocal Rank Fusion).
+"""The document store on a Qdrant server (``FATHOM_QDRANT__URL``), or in qdrant-client's local
+mode (a folder; what the embedded store was before Qdrant Edge, still read to migrate it).
 
-Two collections: ``<name>_chunks`` (the points searched) and ``<name>`` (one record per document:
-title, source, content hash, flags). A document's record is written first marked incomplete, then
-its chunks, then the record marked complete; ``start`` removes whatever an interrupted ``put`` left
-(incomplete records and their chunks), so nothing half-ingested survives. Deleting a document's
-chunks is one call (a payload filter). Embedded local mode (``path=``) by default, a server with
-``FATHOM_QDRANT__URL``.
+The same points as the embedded store (fathom_ray/adapters/document_points.py) in two
+collections: ``<name>_chunks`` (the points searched) and ``<name>`` (one record per document).
+A document's record is written first marked incomplete, then its chunks, then the record marked
+complete; ``start`` removes whatever an interrupted ``put`` left. Deleting a document's chunks is
+one call (a payload filter); hybrid search is one query, two prefetches fused by weighted RRF.
 """
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,33 +21,39 @@ from qdrant_client.models import (
     FieldCondition,
     Filter,
     FilterSelector,
-    Fusion,
-    FusionQuery,
     MatchValue,
     Modifier,
     PointStruct,
     Prefetch,
+    Record,
+    Rrf,
+    RrfQuery,
     SparseVector,
     SparseVectorParams,
     VectorParams,
 )
 
+from fathom_ray.adapters.document_points import (
+    PREFETCH,
+    RRF_K,
+    check_mode,
+    chunk_payload,
+    chunk_point_id,
+    chunk_sparse,
+    document_of,
+    hit_of,
+    point_id,
+    record_payload,
+    sorted_documents,
+)
 from fathom_ray.adapters.qdrant_memory import open_client
 from fathom_ray.documents.models import Chunk, Document, DocumentHit
-from fathom_ray.documents.sparse import document_vector, query_vector
+from fathom_ray.documents.sparse import query_vector
 from fathom_ray.errors import StoreError
-from fathom_ray.settings import QdrantSettings, Settings
+from fathom_ray.settings import QdrantSettings
 
-EMBEDDING_DIMENSION = 384  # all-MiniLM-L6-v2
-NAMESPACE = uuid.UUID("0c7f3b52-8f0e-4d59-9a57-3b7a4b1f2d64")
-PREFETCH = 20
 UPSERT_BATCH = 256
-MODES = ("hybrid", "dense", "sparse")
 _ERRORS = (UnexpectedResponse, RuntimeError, ValueError, OSError)
-
-
-def _point_id(key: str) -> str:
-    return str(uuid.uuid5(NAMESPACE, key))
 
 
 def _of_document(document_id: str) -> Filter:
@@ -57,12 +61,20 @@ def _of_document(document_id: str) -> Filter:
 
 
 class QdrantDocumentStore:
-    def __init__(self, settings: QdrantSettings, path: Path, dimension: int, collection: str) -> None:
+    def __init__(
+        self,
+        settings: QdrantSettings,
+        path: Path,
+        dimension: int,
+        collection: str,
+        sparse_weight: float = 1.0,
+    ) -> None:
         self._settings = settings
         self._path = path
         self._dimension = dimension
         self._records = collection
         self._chunks = f"{collection}_chunks"
+        self._weights = [1.0, sparse_weight]
         self._client: QdrantClient | None = None
 
     def start(self) -> None:
@@ -82,7 +94,7 @@ class QdrantDocumentStore:
                 )
         except _ERRORS as e:
             raise StoreError("qdrant", str(e)) from e
-        for record in self._scroll_records():
+        for record in self.records():
             if not record.get("complete"):
                 self._drop(str(record["id"]))
 
@@ -98,13 +110,12 @@ class QdrantDocumentStore:
             self._client = None
 
     def document(self, document_id: str) -> Document | None:
-        found = self.client.retrieve(self._records, [_point_id(document_id)], with_payload=True)
+        found = self.client.retrieve(self._records, [point_id(document_id)], with_payload=True)
         payload = found[0].payload if found else None
-        return _document(payload) if payload and payload.get("complete") else None
+        return document_of(payload) if payload and payload.get("complete") else None
 
     def documents(self) -> list[Document]:
-        records = [_document(r) for r in self._scroll_records() if r.get("complete")]
-        return sorted(records, key=lambda d: (d.title.lower(), d.id))
+        return sorted_documents(self.records())
 
     def put(self, document: Document, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]) -> None:
         """Store ``document`` with exactly these chunks (its old chunks go)."""
@@ -122,7 +133,7 @@ class QdrantDocumentStore:
 
     def remove(self, document_id: str) -> bool:
         """Delete a document and its chunks; False when there was no such document."""
-        found = self.client.retrieve(self._records, [_point_id(document_id)])
+        found = self.client.retrieve(self._records, [point_id(document_id)])
         if not found:
             return False
         self._drop(document_id)
@@ -130,7 +141,7 @@ class QdrantDocumentStore:
 
     def chunk(self, document_id: str, index: int) -> DocumentHit | None:
         """One chunk by its document and index (a research session reads ``doc://ID#chunk`` so)."""
-        found = self.client.retrieve(self._chunks, [_point_id(f"{document_id}#{index}")], with_payload=True)
+        found = self.client.retrieve(self._chunks, [chunk_point_id(document_id, index)], with_payload=True)
         return hit_of(found[0].payload, 1.0) if found and found[0].payload else None
 
     def chunk_count(self, document_id: str | None = None) -> int:
@@ -141,8 +152,7 @@ class QdrantDocumentStore:
         self, query: str, vector: Sequence[float], limit: int, mode: str = "hybrid"
     ) -> list[DocumentHit]:
         """The best ``limit`` chunks: ``hybrid`` (dense and sparse prefetches fused by RRF), or one."""
-        if mode not in MODES:
-            raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+        check_mode(mode)
         indices, values = query_vector(query)
         sparse = SparseVector(indices=indices, values=values)
         try:
@@ -155,97 +165,56 @@ class QdrantDocumentStore:
                     return []
                 result = self.client.query_points(self._chunks, query=sparse, using="sparse", limit=limit)
             else:
-                prefetch = [Prefetch(query=list(vector), using="dense", limit=max(PREFETCH, limit))]
+                wide = max(PREFETCH, limit)
+                prefetch = [Prefetch(query=list(vector), using="dense", limit=wide)]
                 if indices:
-                    prefetch.append(Prefetch(query=sparse, using="sparse", limit=max(PREFETCH, limit)))
-                result = self.client.query_points(
-                    self._chunks, prefetch=prefetch, query=FusionQuery(fusion=Fusion.RRF), limit=limit
-                )
+                    prefetch.append(Prefetch(query=sparse, using="sparse", limit=wide))
+                fusion = RrfQuery(rrf=Rrf(k=RRF_K, weights=self._weights[: len(prefetch)]))
+                result = self.client.query_points(self._chunks, prefetch=prefetch, query=fusion, limit=limit)
         except _ERRORS as e:
             raise StoreError("qdrant", str(e)) from e
         return [hit_of(p.payload, float(p.score)) for p in result.points if p.payload]
 
+    def records(self) -> list[dict[str, Any]]:
+        """Every document record's payload, complete or not."""
+        return [dict(p.payload) for p in self._scroll(self._records, False) if p.payload]
+
+    def chunk_points(self) -> Iterator[Record]:
+        """Every chunk point with its payload and both vectors (for a migration)."""
+        return self._scroll(self._chunks, True)
+
     # -- internals -----------------------------------------------------------------------------------
     def _point(self, document: Document, chunk: Chunk, vector: Sequence[float]) -> PointStruct:
-        indices, values = document_vector(f"{document.title} {chunk.heading} {chunk.text}")
-        payload = {
-            "document_id": chunk.document_id,
-            "index": chunk.index,
-            "text": chunk.text,
-            "heading": chunk.heading,
-            "start": chunk.start,
-            "end": chunk.end,
-            "title": document.title,
-        }
+        indices, values = chunk_sparse(document, chunk)
         vectors: dict[str, Any] = {
             "dense": list(vector),
             "sparse": SparseVector(indices=indices, values=values),
         }
         return PointStruct(
-            id=_point_id(f"{chunk.document_id}#{chunk.index}"), vector=vectors, payload=payload
+            id=chunk_point_id(chunk.document_id, chunk.index),
+            vector=vectors,
+            payload=chunk_payload(document, chunk),
         )
 
     def _write_record(self, document: Document, complete: bool) -> None:
-        payload = {
-            "id": document.id,
-            "title": document.title,
-            "source": document.source,
-            "sha256": document.sha256,
-            "chunks": document.chunks,
-            "chars": document.chars,
-            "flags": list(document.flags),
-            "complete": complete,
-        }
-        self.client.upsert(
-            self._records, [PointStruct(id=_point_id(document.id), vector=[1.0], payload=payload)]
+        point = PointStruct(
+            id=point_id(document.id), vector=[1.0], payload=record_payload(document, complete)
         )
+        self.client.upsert(self._records, [point])
 
     def _drop(self, document_id: str) -> None:
         try:
-            self.client.delete(self._records, points_selector=[_point_id(document_id)])
+            self.client.delete(self._records, points_selector=[point_id(document_id)])
             self.client.delete(self._chunks, points_selector=FilterSelector(filter=_of_document(document_id)))
         except _ERRORS as e:
             raise StoreError("qdrant", str(e)) from e
 
-    def _scroll_records(self) -> list[dict[str, Any]]:
-        records: list[dict[str, Any]] = []
+    def _scroll(self, collection: str, with_vectors: bool) -> Iterator[Record]:
         offset = None
         while True:
-            points, offset = self.client.scroll(self._records, limit=256, offset=offset, with_payload=True)
-            records += [dict(p.payload) for p in points if p.payload]
+            points, offset = self.client.scroll(
+                collection, limit=256, offset=offset, with_payload=True, with_vectors=with_vectors
+            )
+            yield from points
             if offset is None:
-                return records
-
-
-def _document(payload: dict[str, Any]) -> Document:
-    return Document(
-        str(payload["id"]),
-        str(payload["title"]),
-        str(payload["source"]),
-        str(payload["sha256"]),
-        int(payload["chunks"]),
-        int(payload["chars"]),
-        tuple(str(f) for f in payload.get("flags", [])),
-    )
-
-
-def hit_of(payload: dict[str, Any], score: float) -> DocumentHit:
-    """A stored chunk's payload as a hit."""
-    chunk = Chunk(
-        str(payload["document_id"]),
-        int(payload["index"]),
-        str(payload["text"]),
-        str(payload["heading"]),
-        int(payload["start"]),
-        int(payload["end"]),
-    )
-    return DocumentHit(chunk, str(payload["title"]), score)
-
-
-def open_document_store(settings: Settings) -> QdrantDocumentStore:
-    """The store of ``settings``: under ``data_dir/documents``, or on the Qdrant server; started."""
-    store = QdrantDocumentStore(
-        settings.qdrant, settings.data_dir / "documents", EMBEDDING_DIMENSION, settings.docs.collection
-    )
-    store.start()
-    return store
+                return

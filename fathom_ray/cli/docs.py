@@ -1,8 +1,9 @@
 """``fathom docs``: add, list, remove and search the user's own documents.
 
-These commands open the document store in this process (Qdrant under ``FATHOM_DATA_DIR/documents``,
-or the server of ``FATHOM_QDRANT__URL``) and embed with the packaged sentence embedder; ``add --ray``
-(or ``--address``) ingests as Ray tasks instead, with the store and the embedder in actors.
+These commands open the document store in this process (Qdrant Edge under
+``FATHOM_DATA_DIR/docstore``, or the server of ``FATHOM_QDRANT__URL``) and embed with the packaged
+sentence embedder; ``add --ray`` (or ``--address``) ingests as Ray tasks instead, with the store and
+the embedder in actors.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from rich.console import Console
 from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
+from fathom_ray.adapters.document_points import MODES
+from fathom_ray.adapters.document_stores import DocumentStoreImpl, open_document_store
 from fathom_ray.adapters.llm_backends import ThreadedEmbedder, build_judge
-from fathom_ray.adapters.qdrant_documents import MODES, open_document_store
 from fathom_ray.cli.running import fail, ray_error_cause, settings_or_exit, start_ray
 from fathom_ray.cli.tables import table
 from fathom_ray.documents.answering import line_json
@@ -35,9 +37,12 @@ from fathom_ray.settings import Settings
 logger = logging.getLogger("fathom_ray.ask")
 docs_app = typer.Typer(help="Your own documents: add, list, remove, search.", no_args_is_help=True)
 console = Console()
+notices = Console(stderr=True)
 
 
-open_store = open_document_store
+def open_store(settings: Settings) -> DocumentStoreImpl:
+    """The store, opened here; a one-time migration says what it does on stderr."""
+    return open_document_store(settings, lambda message: notices.print(f"[yellow]{escape(message)}[/]"))
 
 
 def _settings() -> Settings:

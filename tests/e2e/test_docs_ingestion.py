@@ -12,7 +12,7 @@ import pytest
 import ray
 
 from actors.ingestion import TASK_NAME, ingest_on_ray, start_document_parts
-from fathom_ray.adapters.qdrant_documents import open_document_store
+from fathom_ray.adapters.document_stores import open_document_store
 from fathom_ray.documents.models import AddOutcome
 from fathom_ray.settings import load_settings
 from tests.ray_state import finished_tasks

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -13,9 +14,13 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from fathom_ray.adapters.qdrant_documents import open_document_store
+from fathom_ray.adapters.document_stores import open_document_store
+from fathom_ray.adapters.llm_backends import ThreadedEmbedder
+from fathom_ray.adapters.qdrant_documents import QdrantDocumentStore
 from fathom_ray.cli import app
-from fathom_ray.settings import load_settings
+from fathom_ray.documents.ingest import add_paths
+from fathom_ray.documents.models import Document
+from fathom_ray.settings import EmbedderSettings, load_settings
 
 pytestmark = pytest.mark.integration
 runner = CliRunner()
@@ -135,3 +140,46 @@ def test_killing_an_ingestion_leaves_nothing_half_ingested(tmp_path: Path) -> No
         assert store.chunk_count() == sum(d.chunks for d in store.documents())
     finally:
         store.close()
+
+
+def test_a_store_of_the_earlier_version_is_moved_once_and_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = tmp_path / "data"
+    settings = load_settings(data_dir=data)
+    legacy = QdrantDocumentStore(settings.qdrant, data / "documents", 384, settings.docs.collection)
+    embedder = ThreadedEmbedder(EmbedderSettings())
+    asyncio.run(add_paths(corpus(tmp_path / "notes"), legacy, embedder, settings.docs))
+    half = Document("half", "Half", "/half.txt", "0" * 64, 1, 10)
+    legacy._write_record(half, complete=False)  # an add killed midway in the old store: not moved
+    before = legacy.documents()
+    legacy.close()
+    assert len(before) == 2
+
+    monkeypatch.setenv("FATHOM_DATA_DIR", str(data))
+    listed = runner.invoke(app, ["docs", "ls"])
+    assert listed.exit_code == 0, listed.output
+    assert "moving the document store" in listed.stderr
+    assert "moved 2 documents" in listed.stderr
+    assert "Journaling" in listed.stdout
+    assert not (data / "documents").exists()
+    assert (data / "documents.local-mode" / "meta.json").is_file()  # kept until the user deletes it
+
+    said: list[str] = []
+    store = open_document_store(load_settings(data_dir=data), said.append)
+    try:
+        assert said == []  # once
+        assert store.documents() == before
+        assert store.chunk_count() == sum(d.chunks for d in before)
+        query = "readers beside a writer"
+        hits = store.search(query, asyncio.run(embedder.embed([query]))[0], 1)
+        assert hits[0].title == "Journaling"  # the copied vectors and sparse terms search as before
+    finally:
+        store.close()
+
+
+def corpus(folder: Path) -> list[Path]:
+    folder.mkdir()
+    (folder / "wal.md").write_text("# Journaling\n\nThe write-ahead log lets readers run beside one writer.")
+    (folder / "garden.txt").write_text("Tomatoes need full sun and regular watering.")
+    return [folder]

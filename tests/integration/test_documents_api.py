@@ -12,14 +12,14 @@ import pytest
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
 
+from fathom_ray.adapters.edge_documents import EdgeDocumentStore
 from fathom_ray.adapters.llm_backends import ThreadedEmbedder
-from fathom_ray.adapters.qdrant_documents import QdrantDocumentStore
 from fathom_ray.client import ResearchClient
 from fathom_ray.documents.conversations import Conversations
 from fathom_ray.documents.service import Documents
 from fathom_ray.errors import FathomError
 from fathom_ray.evidence.judge import EvidenceJudge
-from fathom_ray.settings import ApiSettings, DocsSettings, EmbedderSettings, QdrantSettings
+from fathom_ray.settings import ApiSettings, DocsSettings, EmbedderSettings
 from serve.app import build_app
 from serve.documents import DocumentsApi
 from tests.fake_sessions import FakeSessions, Server
@@ -35,7 +35,7 @@ def embedder() -> ThreadedEmbedder:
 
 @pytest.fixture
 def client(tmp_path: Path, embedder: ThreadedEmbedder) -> Iterator[TestClient]:
-    store = QdrantDocumentStore(QdrantSettings(), tmp_path / "qdrant", 384, "api_test")
+    store = EdgeDocumentStore(tmp_path / "store", 384, "api_test")
     store.start()
     documents = Documents(store, embedder, DocsSettings(max_bytes=10_000), tmp_path / "uploads")
     conversations = Conversations(tmp_path / "conversations")
@@ -152,7 +152,7 @@ def test_a_question_with_no_answer_in_the_documents_says_so(
 
 
 def test_the_python_client_adds_lists_asks_and_removes(tmp_path: Path, embedder: ThreadedEmbedder) -> None:
-    store = QdrantDocumentStore(QdrantSettings(), tmp_path / "qdrant", 384, "client_test")
+    store = EdgeDocumentStore(tmp_path / "store", 384, "client_test")
     store.start()
     documents = Documents(store, embedder, DocsSettings(), tmp_path / "uploads")
     api = DocumentsApi(documents, embedder, EvidenceJudge(embedder), max_bytes=DocsSettings().max_bytes)

@@ -17,13 +17,13 @@ from playwright.sync_api import Browser, Dialog, Page, expect, sync_playwright
 from pydantic import SecretStr
 from pypdf import PdfReader
 
+from fathom_ray.adapters.edge_documents import EdgeDocumentStore
 from fathom_ray.adapters.llm_backends import ThreadedEmbedder
-from fathom_ray.adapters.qdrant_documents import QdrantDocumentStore
 from fathom_ray.documents.conversations import Conversations
 from fathom_ray.documents.service import Documents
 from fathom_ray.evidence.judge import EvidenceJudge
 from fathom_ray.models import EventType, Fact, JsonValue
-from fathom_ray.settings import ApiSettings, BrowserSettings, DocsSettings, EmbedderSettings, QdrantSettings
+from fathom_ray.settings import ApiSettings, BrowserSettings, DocsSettings, EmbedderSettings
 from serve.documents import DocumentsApi
 from serve.web import PAGE_CSP
 from tests.fake_sessions import FakeSessions, Server
@@ -376,7 +376,7 @@ def test_documents_upload_list_ask_and_delete_on_the_page(browser: Browser, tmp_
     embedder = ThreadedEmbedder(EmbedderSettings())
     with ThreadPoolExecutor(1) as pool:  # the model loaded before the page waits on an upload (Playwright's
         pool.submit(asyncio.run, embedder.embed(["warm"])).result()  # loop runs in this thread)
-    store = QdrantDocumentStore(QdrantSettings(), tmp_path / "qdrant", 384, "page_test")
+    store = EdgeDocumentStore(tmp_path / "store", 384, "page_test")
     store.start()
     documents = Documents(store, embedder, DocsSettings(max_bytes=10_000), tmp_path / "uploads")
     api = DocumentsApi(

@@ -10,7 +10,17 @@ from pathlib import Path
 
 import pytest
 
-HEAVY = ("ray", "fastapi", "playwright", "qdrant_client", "neo4j", "vllm", "torch", "starlette")
+HEAVY = (
+    "ray",
+    "fastapi",
+    "playwright",
+    "qdrant_client",
+    "qdrant_edge",
+    "neo4j",
+    "vllm",
+    "torch",
+    "starlette",
+)
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "fathom_ray"
 CLI = "fathom_ray.cli"

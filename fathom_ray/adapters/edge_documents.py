@@ -1,0 +1,239 @@
+"""The document store embedded in this process: Qdrant Edge (``qdrant-edge-py``), Qdrant's own
+engine in Rust, with the same points as a Qdrant server (fathom_ray/adapters/document_points.py).
+
+Two shards under ``path/<collection>``: ``chunks`` (a dense and a sparse vector per chunk, the
+IDF applied by the engine; hybrid search is one query, two prefetches fused by RRF) and
+``records`` (one point per document: title, source, content hash, flags). A document's record is
+written first marked incomplete, then its chunks, then the record marked complete; ``start``
+removes whatever an interrupted ``put`` left, so nothing half-ingested survives. Every update
+goes through the shard's write-ahead log. One process holds the folder at a time: a second gets
+a ``StoreError`` that says so.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import qdrant_edge as qe
+
+from fathom_ray.adapters.document_points import (
+    PREFETCH,
+    RRF_K,
+    check_mode,
+    chunk_payload,
+    chunk_point_id,
+    chunk_sparse,
+    document_of,
+    hit_of,
+    point_id,
+    record_payload,
+    sorted_documents,
+)
+from fathom_ray.documents.models import Chunk, Document, DocumentHit
+from fathom_ray.documents.sparse import query_vector
+from fathom_ray.errors import StoreError
+
+UPSERT_BATCH = 512
+STORE = "qdrant-edge"
+
+
+def _of_document(document_id: str) -> qe.Filter:
+    return qe.Filter(must=[qe.FieldCondition(key="document_id", match=qe.MatchValue(document_id))])
+
+
+@contextmanager
+def _failing(action: str) -> Iterator[None]:
+    try:
+        yield
+    except StoreError:
+        raise
+    except Exception as e:  # the engine raises plain Exception for its own failures
+        raise StoreError(STORE, f"{action}: {e}") from e
+
+
+def _open(path: Path, config: qe.EdgeConfig) -> qe.EdgeShard:
+    if path.is_dir() and any(path.iterdir()):
+        try:
+            return qe.EdgeShard.load(str(path))
+        except Exception as e:
+            if "WouldBlock" in str(e):
+                raise StoreError(
+                    STORE, f"{path} is open in another process (one process at a time per data dir)"
+                ) from e
+            raise
+    return qe.EdgeShard.create(str(path), config)
+
+
+class EdgeDocumentStore:
+    def __init__(self, path: Path, dimension: int, collection: str, sparse_weight: float = 1.0) -> None:
+        self._folder = path / collection
+        self._dimension = dimension
+        self._weights = [1.0, sparse_weight]
+        self._chunks: qe.EdgeShard | None = None
+        self._records: qe.EdgeShard | None = None
+        self._lock = threading.RLock()
+
+    @property
+    def folder(self) -> Path:
+        return self._folder
+
+    def start(self) -> None:
+        with self._lock:
+            if self._chunks is not None:
+                return
+            with _failing(f"opening {self._folder}"):
+                chunks = _open(
+                    self._folder / "chunks",
+                    qe.EdgeConfig(
+                        vectors={
+                            "dense": qe.EdgeVectorParams(size=self._dimension, distance=qe.Distance.Cosine)
+                        },
+                        sparse_vectors={"sparse": qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+                    ),
+                )
+                try:
+                    records = _open(
+                        self._folder / "records",
+                        qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=1, distance=qe.Distance.Dot)),
+                    )
+                except BaseException:
+                    chunks.close()
+                    raise
+            self._chunks, self._records = chunks, records
+            for record in self._scroll_records():
+                if not record.get("complete"):
+                    self._drop(str(record["id"]))
+
+    def close(self) -> None:
+        with self._lock:
+            for shard in (self._chunks, self._records):
+                if shard is not None:
+                    shard.flush()
+                    shard.close()
+            self._chunks = self._records = None
+
+    def document(self, document_id: str) -> Document | None:
+        found = self._retrieve(self._shards[1], point_id(document_id))
+        return document_of(found) if found and found.get("complete") else None
+
+    def documents(self) -> list[Document]:
+        return sorted_documents(self._scroll_records())
+
+    def put(self, document: Document, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]) -> None:
+        """Store ``document`` with exactly these chunks (its old chunks go)."""
+        if len(chunks) != len(vectors):
+            raise ValueError(f"{len(chunks)} chunks but {len(vectors)} vectors")
+        chunk_shard, _ = self._shards
+        with self._lock, _failing(f"writing {document.id}"):
+            self._write_record(document, complete=False)
+            chunk_shard.update(qe.UpdateOperation.delete_points_by_filter(_of_document(document.id)))
+            for at in range(0, len(chunks), UPSERT_BATCH):
+                points = [
+                    self._point(document, c, v)
+                    for c, v in zip(
+                        chunks[at : at + UPSERT_BATCH], vectors[at : at + UPSERT_BATCH], strict=True
+                    )
+                ]
+                chunk_shard.update(qe.UpdateOperation.upsert_points(points))
+            self._write_record(document, complete=True)
+
+    def put_points(self, records: Sequence[dict[str, Any]], chunks: Sequence[qe.Point]) -> None:
+        """Points copied from another store as they are (a migration); records written last."""
+        chunk_shard, record_shard = self._shards
+        with self._lock, _failing("copying points"):
+            for at in range(0, len(chunks), UPSERT_BATCH):
+                chunk_shard.update(qe.UpdateOperation.upsert_points(list(chunks[at : at + UPSERT_BATCH])))
+            points = [qe.Point(point_id(str(r["id"])), [1.0], dict(r)) for r in records]
+            if points:
+                record_shard.update(qe.UpdateOperation.upsert_points(points))
+            chunk_shard.flush()
+            record_shard.flush()
+
+    def remove(self, document_id: str) -> bool:
+        """Delete a document and its chunks; False when there was no such document."""
+        if self._retrieve(self._shards[1], point_id(document_id)) is None:
+            return False
+        self._drop(document_id)
+        return True
+
+    def chunk(self, document_id: str, index: int) -> DocumentHit | None:
+        """One chunk by its document and index (a research session reads ``doc://ID#chunk`` so)."""
+        payload = self._retrieve(self._shards[0], chunk_point_id(document_id, index))
+        return hit_of(payload, 1.0) if payload else None
+
+    def chunk_count(self, document_id: str | None = None) -> int:
+        flt = _of_document(document_id) if document_id is not None else None
+        with self._lock, _failing("counting"):
+            return int(self._shards[0].count(qe.CountRequest(exact=True, filter=flt)))
+
+    def search(
+        self, query: str, vector: Sequence[float], limit: int, mode: str = "hybrid"
+    ) -> list[DocumentHit]:
+        """The best ``limit`` chunks: ``hybrid`` (dense and sparse prefetches fused by RRF), or one."""
+        check_mode(mode)
+        indices, values = query_vector(query)
+        dense = qe.Query.Nearest(list(vector), using="dense")
+        sparse = qe.Query.Nearest(qe.SparseVector(indices, values), using="sparse")
+        if mode == "dense":
+            request = qe.QueryRequest(limit=limit, query=dense, with_payload=True)
+        elif mode == "sparse":
+            if not indices:
+                return []
+            request = qe.QueryRequest(limit=limit, query=sparse, with_payload=True)
+        else:
+            wide = max(PREFETCH, limit)
+            prefetches = [qe.Prefetch(limit=wide, query=dense)]
+            if indices:
+                prefetches.append(qe.Prefetch(limit=wide, query=sparse))
+            # the stub's QueryRequest omits Fusion.Rrf among its query types; the engine takes it
+            fusion: Any = qe.Fusion.Rrf(k=RRF_K, weights=self._weights[: len(prefetches)])
+            request = qe.QueryRequest(limit=limit, prefetches=prefetches, query=fusion, with_payload=True)
+        with self._lock, _failing("searching"):
+            found = self._shards[0].query(request)
+        return [hit_of(dict(p.payload), float(p.score)) for p in found if p.payload]
+
+    # -- internals -----------------------------------------------------------------------------------
+    @property
+    def _shards(self) -> tuple[qe.EdgeShard, qe.EdgeShard]:
+        self.start()
+        assert self._chunks is not None
+        assert self._records is not None
+        return self._chunks, self._records
+
+    def _retrieve(self, shard: qe.EdgeShard, key: str) -> dict[str, Any] | None:
+        with self._lock, _failing("reading"):
+            found = shard.retrieve([key], True, False)
+        return dict(found[0].payload) if found and found[0].payload else None
+
+    def _point(self, document: Document, chunk: Chunk, vector: Sequence[float]) -> qe.Point:
+        indices, values = chunk_sparse(document, chunk)
+        vectors: dict[str, Any] = {"dense": list(vector), "sparse": qe.SparseVector(indices, values)}
+        return qe.Point(
+            chunk_point_id(chunk.document_id, chunk.index), vectors, chunk_payload(document, chunk)
+        )
+
+    def _write_record(self, document: Document, complete: bool) -> None:
+        point = qe.Point(point_id(document.id), [1.0], record_payload(document, complete))
+        self._shards[1].update(qe.UpdateOperation.upsert_points([point]))
+
+    def _drop(self, document_id: str) -> None:
+        chunk_shard, record_shard = self._shards
+        with self._lock, _failing(f"removing {document_id}"):
+            record_shard.update(qe.UpdateOperation.delete_points([point_id(document_id)]))
+            chunk_shard.update(qe.UpdateOperation.delete_points_by_filter(_of_document(document_id)))
+
+    def _scroll_records(self) -> list[dict[str, Any]]:
+        records: list[dict[str, Any]] = []
+        offset = None
+        with self._lock, _failing("listing"):
+            while True:
+                found, offset = self._shards[1].scroll(
+                    qe.ScrollRequest(offset=offset, limit=256, with_payload=True, with_vector=False)
+                )
+                records += [dict(r.payload) for r in found if r.payload]
+                if offset is None:
+                    return records
