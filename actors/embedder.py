@@ -13,7 +13,9 @@ from fathom_ray.settings import EmbedderSettings
 
 class EmbedderService:
     def __init__(self, settings: EmbedderSettings) -> None:
-        self._embedder = SentenceEmbedder(batch_size=settings.batch_size, threads=settings.threads)
+        self._embedder = SentenceEmbedder(
+            batch_size=settings.batch_size, threads=settings.threads, precision=settings.precision
+        )
         self._lock = asyncio.Lock()
 
     async def start(self) -> int:

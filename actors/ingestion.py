@@ -26,7 +26,7 @@ from actors.session import Remote
 from fathom_ray.documents.ingest import Progress, add_file
 from fathom_ray.documents.models import AddOutcome, Chunk, Document
 from fathom_ray.documents.reading import files_under
-from fathom_ray.settings import DocsSettings, Settings
+from fathom_ray.settings import DocsSettings, Settings, ingest_embedder
 
 TASK_NAME = "fathom-ingest-file"
 
@@ -55,7 +55,7 @@ def start_document_parts(settings: Settings, prefix: str | None = None) -> tuple
     prefix = prefix or f"fathom-ingest-{uuid.uuid4().hex[:8]}-"
     namespace = ray.get_runtime_context().namespace
     embedder = embedder_actor(wants_gpu(resolve_judge(settings)), f"{prefix}embedder").remote(
-        settings.embedder
+        ingest_embedder(settings)
     )
     documents = document_store_actor(f"{prefix}documents").remote(settings, f"{prefix}embedder", namespace)
     ray.get([embedder.start.remote(), documents.start.remote()], timeout=STARTUP_TIMEOUT_S)

@@ -10,6 +10,7 @@ picklable, so it travels to Ray actors as it is.
 from __future__ import annotations
 
 import ipaddress
+import os
 import re
 from pathlib import Path
 from typing import Any, Literal
@@ -133,6 +134,9 @@ class EmbedderSettings(Section):
     # torch's CPU threads per process: one spends the least CPU per text (more lower the latency of
     # one large batch); None leaves torch's default. No effect on a GPU.
     threads: int | None = Field(1, ge=1)
+    # bfloat16 on a CPU that computes it natively ("auto"), else float32; the engine's shared
+    # embedder keeps float32 (the judge was tuned on it), `fathom docs add` embeds with "auto"
+    precision: Literal["float32", "bfloat16", "auto"] = "float32"
 
 
 class QdrantSettings(Section):
@@ -161,6 +165,8 @@ class DocsSettings(Section):
     contextual_header: bool = True  # embed "title / heading" with each chunk
     collection: str = "fathom_documents"
     sparse_weight: float = Field(1.0, gt=0)  # hybrid search: the BM25 side's weight in RRF (dense 1)
+    # ingestion embeds with every core of its machine, in bfloat16 where the CPU computes it natively
+    embed_precision: Literal["float32", "bfloat16", "auto"] = "auto"
 
 
 class RaySettings(Section):
@@ -260,3 +266,10 @@ def load_settings(**overrides: Any) -> Settings:
             f"{'.'.join(str(p) for p in err['loc']) or 'settings'}: {err['msg']}" for err in e.errors()
         )
         raise ConfigError(f"invalid settings: {problems}") from e
+
+
+def ingest_embedder(settings: Settings) -> EmbedderSettings:
+    """The embedder a document ingestion runs: the engine's, on every core, in the documents'
+    precision (the engine's shared embedder stays on one thread per process, in float32)."""
+    update = {"threads": os.cpu_count() or 1, "precision": settings.docs.embed_precision}
+    return settings.embedder.model_copy(update=update)

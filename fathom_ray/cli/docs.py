@@ -11,13 +11,14 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from fathom_ray.adapters.document_points import MODES
 from fathom_ray.adapters.document_stores import DocumentStoreImpl, open_document_store
@@ -32,7 +33,7 @@ from fathom_ray.documents.ingest import add_paths
 from fathom_ray.documents.models import AddOutcome
 from fathom_ray.documents.service import Documents
 from fathom_ray.errors import FathomError, InvalidRequestError
-from fathom_ray.settings import Settings
+from fathom_ray.settings import Settings, ingest_embedder
 
 logger = logging.getLogger("fathom_ray.ask")
 docs_app = typer.Typer(help="Your own documents: add, list, remove, search.", no_args_is_help=True)
@@ -65,12 +66,24 @@ def add(
 ) -> None:
     """Add files (folders recursively); an unchanged file is skipped, a changed one replaced."""
     settings = _settings()
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn())
+    columns = (
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeRemainingColumn(),
+    )
+    started = time.monotonic()
+    embedded = 0
     with Progress(*columns, console=console, transient=True) as bar:
-        task = bar.add_task("adding", total=None)
+        task = bar.add_task("adding", total=None, rate="")
 
         def advance(outcome: AddOutcome, number: int, total: int) -> None:
-            bar.update(task, completed=number, total=total, description=Path(outcome.path).name)
+            nonlocal embedded
+            if outcome.status in ("added", "replaced") and outcome.document is not None:
+                embedded += outcome.document.chunks
+            rate = f"{embedded / max(time.monotonic() - started, 1e-6):.1f} chunks/s"
+            bar.update(task, completed=number, total=total, description=Path(outcome.path).name, rate=rate)
 
         try:
             if on_ray or address:
@@ -87,6 +100,11 @@ def add(
             console.print(f"{outcome.status:<10} {doc.id}  {doc.chunks} chunks  {outcome.path}{flags}")
     if not outcomes:
         _fail(FathomError("no supported files under the paths given (.txt .md .html .pdf)"))
+    if embedded:
+        took = time.monotonic() - started
+        console.print(
+            f"embedded and stored {embedded} chunks in {took:.1f} s ({embedded / took:.1f} chunks/s)"
+        )
     if all(o.status == "failed" for o in outcomes):
         raise typer.Exit(code=1)
 
@@ -96,7 +114,7 @@ def add_here(paths: list[Path], settings: Settings, progress: IngestProgress) ->
     store = open_store(settings)
     try:
         return asyncio.run(
-            add_paths(paths, store, ThreadedEmbedder(settings.embedder), settings.docs, progress)
+            add_paths(paths, store, ThreadedEmbedder(ingest_embedder(settings)), settings.docs, progress)
         )
     finally:
         store.close()

@@ -40,6 +40,7 @@ def test_add_list_search_and_remove(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert added.output.count("added") == 2
     flat = " ".join(added.output.split())  # rich wraps long lines
     assert re.search(r"failed \S*empty\.html: empty file", flat.replace("/ ", "/"))
+    assert re.search(r"embedded and stored 2 chunks in [\d.]+ s \([\d.]+ chunks/s\)", flat)
 
     again = runner.invoke(app, ["docs", "add", str(folder / "wal.md")])
     assert "unchanged" in again.output

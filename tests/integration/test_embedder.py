@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
-from fathom_ray.adapters.sentence_embedder import SentenceEmbedder
+from fathom_ray.adapters.sentence_embedder import SentenceEmbedder, native_bf16
 
 pytestmark = pytest.mark.integration
 
@@ -21,3 +23,27 @@ def test_unit_vectors_meaning_and_cache() -> None:
     again = embedder.embed([texts[1], texts[0]])
     assert embedder.encoded == encoded
     assert np.allclose(again, vectors[[1, 0]])
+
+
+def test_bfloat16_keeps_the_meaning_and_unit_length() -> None:
+    texts = [
+        "SQLite write-ahead logging lets readers run beside one writer.",
+        "WAL mode in the SQLite database",
+        "Tomatoes need full sun and regular watering.",
+    ]
+    exact = np.array(SentenceEmbedder().embed(texts))
+    brief = np.array(SentenceEmbedder(precision="bfloat16").embed(texts))
+    assert np.allclose(np.linalg.norm(brief, axis=1), 1.0, atol=1e-5)
+    assert np.all((exact * brief).sum(axis=1) > 0.99)  # each vector nearly float32's
+    assert brief[0] @ brief[1] > brief[0] @ brief[2]
+
+
+def test_auto_precision_follows_the_cpu(tmp_path: Path) -> None:
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f\n")
+    assert not native_bf16(cpuinfo)
+    cpuinfo.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx512f avx512_bf16 amx_tile\n")
+    assert native_bf16(cpuinfo)
+    assert not native_bf16(tmp_path / "missing")
+    with pytest.raises(ValueError, match="precision must be"):
+        SentenceEmbedder(precision="half")
