@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from fathom_ray.documents.sparse import SPARSE_WEIGHT
 from fathom_ray.errors import ConfigError
 from fathom_ray.presets import DEFAULT_DEPTH, PRESETS
 
@@ -164,7 +165,7 @@ class DocsSettings(Section):
     overlap_chars: int = Field(150, ge=0)
     contextual_header: bool = True  # embed "title / heading" with each chunk
     collection: str = "fathom_documents"
-    sparse_weight: float = Field(1.0, gt=0)  # hybrid search: the BM25 side's weight in RRF (dense 1)
+    sparse_weight: float = Field(SPARSE_WEIGHT, gt=0)  # hybrid search: the BM25 side's weight in RRF
     # ingestion embeds with every core of its machine, in bfloat16 where the CPU computes it natively
     embed_precision: Literal["float32", "bfloat16", "auto"] = "auto"
 

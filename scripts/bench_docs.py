@@ -5,15 +5,20 @@ The corpus is built from Debian documentation on disk: every file holding a gold
 plus a PDF. A question is a full hit when every gold quote occurs in the evidence it gets (at most
 8 passages, as ``fathom ask`` would read). Stages, in one run on one store:
 
-- BM25 alone (the sparse vectors), vectors alone, hybrid (both fused by RRF in Qdrant);
+- BM25 alone (the sparse vectors), vectors alone, hybrid (both fused by RRF in the store, rank
+  constant 1) with the BM25 side weighted 1, 2 and 5 (the default);
 - hybrid + rerank (20 candidates, the evidence judge's sentence scores);
 - hybrid + rerank + plan and reflect (the whole ``fathom ask`` retrieval).
 
-Then the store at 10k and 100k chunks (the corpus's chunks and vectors repeated), beside a plain
-in-process baseline (our BM25 index and a numpy matrix product, fused by RRF): chunks stored per
-second, and search latency p50 / p95 over the questions.
+Ingestion is measured twice in the same run: as before issue 32 (qdrant-client local mode, the
+engine's embedder: float32 on one thread) and as now (Qdrant Edge, the ingestion's embedder: every
+core, bfloat16 where the CPU has it). Then the store at 10k, 100k and 300k chunks (the corpus's
+chunks and vectors repeated), local mode and Qdrant Edge each in processes of their own
+(scripts/bench_docs_scale.py), beside a plain in-process baseline (our BM25 index and a numpy
+matrix product, fused by RRF): chunks stored per second, open time, search latency p50 / p95 over
+the questions, memory and disk.
 
-    python scripts/bench_docs.py [--sample 40] [--scale 10000 --scale 100000]
+    python scripts/bench_docs.py [--sample 40] [--scale 10000 --scale 100000 --scale 300000]
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ import argparse
 import asyncio
 import json
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -30,16 +36,17 @@ from pathlib import Path
 import numpy as np
 from bm25_baseline import Bm25Index
 
+from fathom_ray.adapters.document_stores import DocumentStoreImpl
+from fathom_ray.adapters.edge_documents import EdgeDocumentStore
 from fathom_ray.adapters.llm_backends import ThreadedEmbedder
-from fathom_ray.adapters.qdrant_documents import QdrantDocumentStore, hit_of
+from fathom_ray.adapters.qdrant_documents import QdrantDocumentStore
 from fathom_ray.documents.ask import retrieve
 from fathom_ray.documents.ingest import add_paths
-from fathom_ray.documents.models import Chunk, Document
 from fathom_ray.documents.reading import files_under
 from fathom_ray.documents.service import Documents
 from fathom_ray.evidence.judge import EvidenceJudge
 from fathom_ray.ranking import rrf_fuse
-from fathom_ray.settings import DocsSettings, EmbedderSettings, QdrantSettings
+from fathom_ray.settings import DocsSettings, EmbedderSettings, QdrantSettings, ingest_embedder, load_settings
 from fathom_ray.text_index import IndexedDocument
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -50,19 +57,28 @@ QUESTIONS = ROOT / "tests/data/doc_questions.jsonl"
 DOCS = Path("/usr/share/doc")
 PACKAGES = ("sqlite3", "python3.11/html", "postgresql-doc-15/html")
 EXTRA = (DOCS / "sqlite3/copyright-release.pdf",)
-STAGES = (
-    ("BM25 alone (sparse vectors)", {"mode": "sparse", "rerank": False, "reflect": False, "use_plan": False}),
-    ("vectors alone (dense)", {"mode": "dense", "rerank": False, "reflect": False, "use_plan": False}),
+WEIGHT = DocsSettings().sparse_weight  # the default: what `fathom ask` fuses with
+SEARCH = {"rerank": False, "reflect": False, "use_plan": False}
+# (label, the BM25 side's weight in hybrid's RRF, retrieve's options)
+STAGES: tuple[tuple[str, float, dict[str, object]], ...] = (
+    ("BM25 alone (sparse vectors)", WEIGHT, {"mode": "sparse", **SEARCH}),
+    ("vectors alone (dense)", WEIGHT, {"mode": "dense", **SEARCH}),
+    ("hybrid (RRF of both, one query, equal weights)", 1.0, {"mode": "hybrid", **SEARCH}),
+    ("hybrid, BM25 weighted 2", 2.0, {"mode": "hybrid", **SEARCH}),
+    (f"hybrid, BM25 weighted {WEIGHT:g} (the default)", WEIGHT, {"mode": "hybrid", **SEARCH}),
     (
-        "hybrid (RRF of both, one query)",
-        {"mode": "hybrid", "rerank": False, "reflect": False, "use_plan": False},
+        f"hybrid (weight {WEIGHT:g}) + rerank",
+        WEIGHT,
+        {"mode": "hybrid", "rerank": True, "reflect": False, "use_plan": False},
     ),
-    ("hybrid + rerank", {"mode": "hybrid", "rerank": True, "reflect": False, "use_plan": False}),
     (
-        "hybrid + rerank + plan + reflect",
+        f"hybrid (weight {WEIGHT:g}) + rerank + plan + reflect",
+        WEIGHT,
         {"mode": "hybrid", "rerank": True, "reflect": True, "use_plan": True},
     ),
 )
+LOCAL_LIMIT = 100_000  # local mode is not run above this (hours of queries)
+SCALE = Path(__file__).resolve().parent / "bench_docs_scale.py"
 
 
 def norm(text: str) -> str:
@@ -93,14 +109,15 @@ def mean(values: list[float]) -> str:
 
 
 async def quality(
-    questions: list[dict[str, object]], store: QdrantDocumentStore, embedder: ThreadedEmbedder
+    questions: list[dict[str, object]], store: EdgeDocumentStore, embedder: ThreadedEmbedder
 ) -> list[list[str]]:
     rows = []
     searcher = Documents(store, embedder, DocsSettings(), Path(tempfile.gettempdir()))
     judge = EvidenceJudge(embedder)
     multi = [bool(q["multi_part"]) for q in questions]
     sets = sorted({str(q["set"]) for q in questions})
-    for label, options in STAGES:
+    for label, weight, options in STAGES:
+        store.sparse_weight = weight
         started = time.monotonic()
         evidence = []
         for q in questions:
@@ -120,23 +137,8 @@ async def quality(
             ]
         )
         print(rows[-1], flush=True)
+    store.sparse_weight = WEIGHT
     return rows
-
-
-def stored_chunks(store: QdrantDocumentStore) -> list[tuple[Chunk, str, list[float]]]:
-    chunks = []
-    offset = None
-    while True:
-        points, offset = store.client.scroll(
-            "bench_docs_chunks", limit=512, offset=offset, with_payload=True, with_vectors=["dense"]
-        )
-        for p in points:
-            vector = p.vector["dense"] if isinstance(p.vector, dict) else p.vector
-            hit = hit_of(p.payload or {}, 1.0)
-            numbers = [float(x) for x in vector]  # type: ignore[union-attr,arg-type]
-            chunks.append((hit.chunk, hit.title, numbers))
-        if offset is None:
-            return chunks
 
 
 def percentiles(samples: list[float]) -> tuple[float, float]:
@@ -144,63 +146,69 @@ def percentiles(samples: list[float]) -> tuple[float, float]:
     return statistics.median(ordered) * 1000, ordered[int(0.95 * (len(ordered) - 1))] * 1000
 
 
-def scale(
-    size: int,
-    base: list[tuple[Chunk, str, list[float]]],
-    queries: list[tuple[str, list[float]]],
-    folder: Path,
-) -> list[list[str]]:
-    rows = []
-    repeated = [base[i % len(base)] for i in range(size)]
-    # fathom-ray: the Qdrant store, one document of ``size`` chunks
-    store = QdrantDocumentStore(QdrantSettings(), folder / f"scale{size}", 384, "scale")
-    store.start()
-    document = Document("scale", "scale", "-", "0" * 64, size, 0)
-    chunks = [Chunk("scale", i, c.text, c.heading, c.start, c.end) for i, (c, _, _) in enumerate(repeated)]
-    started = time.monotonic()
-    store.put(document, chunks, [v for _, _, v in repeated])
-    store_rate = size / (time.monotonic() - started)
-    latencies = []
-    for text, vector in queries:
-        started = time.monotonic()
-        store.search(text, vector, 8)
-        latencies.append(time.monotonic() - started)
-    store.close()
-    store_p50, store_p95 = percentiles(latencies)
+def worker(step: str, engine: str, size: int, data: Path, folder: Path) -> dict[str, float]:
+    """One step of bench_docs_scale.py in a process of its own."""
+    command = [sys.executable, str(SCALE), step, engine, str(size), str(data), str(folder)]
+    done = subprocess.run(command, capture_output=True, text=True, check=True, timeout=3600)
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
+
+def scale(size: int, base: list[tuple[str, str, list[float]]], data: Path, folder: Path) -> list[list[str]]:
+    """The store at ``size`` chunks: local mode and Qdrant Edge each written, then reopened and
+    searched in fresh processes; beside them the in-process baseline."""
+    rows = []
+    engines = [("local", "qdrant-client local mode"), ("edge", "Qdrant Edge")]
+    for engine, label in engines:
+        if engine == "local" and size > LOCAL_LIMIT:
+            rows.append([f"{size:,}", label, "not run (3 s a query at 100,000)", "", "", "", "", ""])
+            continue
+        written = worker("ingest", engine, size, data, folder / f"{engine}{size}")
+        searched = worker("query", engine, size, data, folder / f"{engine}{size}")
+        rows.append(
+            [
+                f"{size:,}",
+                label,
+                f"{written['rate']:,.0f}",
+                f"{searched['open_s']:.2f}",
+                f"{searched['p50_ms']:.1f}",
+                f"{searched['p95_ms']:.1f}",
+                f"{searched['rss_mib']:,.0f}",
+                f"{written['disk_mib']:,.0f}",
+            ]
+        )
+        print(rows[-1], flush=True)
     # baseline: our BM25 index and a numpy matrix in this process, fused by RRF
+    repeated = [base[i % len(base)] for i in range(size)]
     started = time.monotonic()
-    index = Bm25Index().extend(IndexedDocument(str(i), "", c.text) for i, (c, _, _) in enumerate(repeated))
+    index = Bm25Index().extend(IndexedDocument(str(i), "", text) for i, (text, _, _) in enumerate(repeated))
     matrix = np.asarray([v for _, _, v in repeated], dtype=np.float32)
     base_rate = size / (time.monotonic() - started)
+    queries = np.load(data)
     latencies = []
-    for text, vector in queries:
+    for text, vector in zip(json.loads(str(queries["questions"])), queries["query_vectors"], strict=True):
         started = time.monotonic()
         lexical = [int(h.url) for h in index.search(text, 20)]
-        dense = np.argsort(-(matrix @ np.asarray(vector, dtype=np.float32)))[:20].tolist()
+        dense = np.argsort(-(matrix @ vector))[:20].tolist()
         sorted(rrf_fuse([lexical, dense]).items(), key=lambda kv: -kv[1])[:8]
         latencies.append(time.monotonic() - started)
     base_p50, base_p95 = percentiles(latencies)
-    rows.append(
-        [
-            f"{size:,}",
-            "in-process BM25 + numpy (baseline)",
-            f"{base_rate:,.0f}",
-            f"{base_p50:.1f}",
-            f"{base_p95:.1f}",
-        ]
+    baseline = "in-process BM25 + numpy (baseline)"
+    rows.insert(
+        0, [f"{size:,}", baseline, f"{base_rate:,.0f}", "", f"{base_p50:.1f}", f"{base_p95:.1f}", "", ""]
     )
-    rows.append(
-        [
-            f"{size:,}",
-            "Qdrant local, hybrid (one query)",
-            f"{store_rate:,.0f}",
-            f"{store_p50:.1f}",
-            f"{store_p95:.1f}",
-        ]
-    )
-    print(rows[-2:], flush=True)
     return rows
+
+
+def ingestion_line(old_s: float, new_s: float, chunks: int) -> str:
+    if not new_s:
+        return "Ingestion: not measured (a kept corpus store was reused)."
+    return (
+        "Ingestion of the corpus (read, chunk, flag, embed on this CPU, store), same run: "
+        f"{chunks / new_s:.1f} chunks/s ({new_s:.0f} s) with Qdrant Edge and the ingestion's embedder "
+        "(every core, bfloat16), "
+        f"{chunks / old_s:.1f} chunks/s ({old_s:.0f} s) as before (local mode, float32 on one thread): "
+        f"{old_s / new_s:.1f}x."
+    )
 
 
 def table(header: list[str], rows: list[list[str]]) -> list[str]:
@@ -211,34 +219,59 @@ def table(header: list[str], rows: list[list[str]]) -> list[str]:
     ]
 
 
+def ingest(files: list[Path], store: DocumentStoreImpl, embedder: ThreadedEmbedder) -> float:
+    """Seconds to add ``files`` (the embedder loaded first)."""
+    asyncio.run(embedder.embed(["warm up"]))
+    started = time.monotonic()
+    outcomes = asyncio.run(add_paths(files, store, embedder, DocsSettings()))
+    took = time.monotonic() - started
+    failed = [o for o in outcomes if o.status == "failed"]
+    print(f"{len(files)} files, {store.chunk_count()} chunks, {took:.0f} s, failed: {failed}", flush=True)
+    return took
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sample", type=int, default=40, help="other HTML files per package")
-    parser.add_argument("--scale", type=int, action="append", help="chunk counts (default 10000, 100000)")
+    parser.add_argument(
+        "--scale", type=int, action="append", help="chunk counts (default 10000, 100000, 300000)"
+    )
     parser.add_argument("--keep", type=Path, help="keep the corpus store here and reuse it on the next run")
     args = parser.parse_args()
     questions = [json.loads(line) for line in QUESTIONS.read_text().splitlines() if line.strip()]
     files = corpus(questions, args.sample)
-    embedder = ThreadedEmbedder(EmbedderSettings())
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
-        store = QdrantDocumentStore(QdrantSettings(), args.keep or folder / "corpus", 384, "bench_docs")
+        store = EdgeDocumentStore(args.keep or folder / "corpus", 384, "bench_docs")
         store.start()
-        asyncio.run(embedder.embed(["warm up"]))
-        started = time.monotonic()
-        outcomes = asyncio.run(add_paths(files, store, embedder, DocsSettings()))
-        ingest_s = time.monotonic() - started
-        failed = [o for o in outcomes if o.status == "failed"]
+        reused = store.chunk_count() > 0
+        old_s = new_s = 0.0
+        if not reused:
+            # before issue 32: local mode, the engine's embedder (float32, one thread)
+            before = QdrantDocumentStore(QdrantSettings(), folder / "local-corpus", 384, "bench_docs")
+            old_s = ingest(files, before, ThreadedEmbedder(EmbedderSettings()))
+            before.close()
+            # now: Qdrant Edge, the ingestion's embedder (every core, bfloat16 where native)
+            new_s = ingest(files, store, ThreadedEmbedder(ingest_embedder(load_settings())))
         chunk_count = store.chunk_count()
-        print(f"{len(files)} files, {chunk_count} chunks, {ingest_s:.0f} s, failed: {failed}", flush=True)
+        embedder = ThreadedEmbedder(EmbedderSettings())  # questions are embedded as `fathom ask` does
         rows = asyncio.run(quality(questions, store, embedder))
-        base = stored_chunks(store)
+        base = [
+            (str(payload["text"]), str(payload["heading"]), vector)
+            for payload, vector in store.chunk_points()
+        ]
         store.close()
         query_texts = [str(q["question"]) for q in questions]
-        queries = list(zip(query_texts, asyncio.run(embedder.embed(query_texts)), strict=True))
-        scale_rows = [
-            r for size in args.scale or [10_000, 100_000] for r in scale(size, base, queries, folder)
-        ]
+        data = folder / "scale.npz"
+        np.savez(
+            data,
+            texts=json.dumps([(text, heading) for text, heading, _ in base]),
+            vectors=np.asarray([v for _, _, v in base], dtype=np.float32),
+            questions=json.dumps(query_texts),
+            query_vectors=np.asarray(asyncio.run(embedder.embed(query_texts)), dtype=np.float32),
+        )
+        sizes = args.scale or [10_000, 100_000, 300_000]
+        scale_rows = [r for size in sizes for r in scale(size, base, data, folder)]
 
     sets = sorted({str(q["set"]) for q in questions})
     counts = {s: sum(q["set"] == s for q in questions) for s in sets}
@@ -257,14 +290,30 @@ def main() -> None:
             rows,
         ),
         "",
-        "Ingestion of the corpus (read, chunk, flag, embed on this CPU, store): "
-        f"{chunk_count / ingest_s:.1f} chunks/s ({ingest_s:.0f} s). The store alone, at scale (the "
-        "corpus's chunks and vectors repeated; search p50 / p95 over the questions, 8 results):",
+        ingestion_line(old_s, new_s, chunk_count),
         "",
-        *table(["chunks", "store", "chunks stored/s", "search p50 ms", "search p95 ms"], scale_rows),
+        "The store alone, at scale (the corpus's chunks and vectors repeated, as documents of 1,000 "
+        "chunks; each store written in a process of its own, then reopened in another: open time, "
+        "search p50 / p95 over the questions (hybrid, 8 results) and the memory the open store and its "
+        "searches added):",
         "",
-        "Qdrant's local mode is pure Python (it warns above 20,000 points): the embedded store is for a "
-        "laptop's documents; at scale a Qdrant server (`FATHOM_QDRANT__URL`) serves the same calls.",
+        *table(
+            [
+                "chunks",
+                "store",
+                "chunks stored/s",
+                "open s",
+                "search p50 ms",
+                "search p95 ms",
+                "memory MiB",
+                "on disk MiB",
+            ],
+            scale_rows,
+        ),
+        "",
+        "Qdrant Edge is the embedded store (`FATHOM_DATA_DIR/docstore`): Qdrant's own engine in this "
+        "process, where local mode is pure Python and searches every point; a Qdrant server "
+        "(`FATHOM_QDRANT__URL`) serves the same points and calls for a cluster.",
     ]
     write_section(
         "docs",

@@ -11,12 +11,13 @@ import uuid
 from typing import Any
 
 from fathom_ray.documents.models import Chunk, Document, DocumentHit
-from fathom_ray.documents.sparse import document_vector
+from fathom_ray.documents.sparse import RRF_K, SPARSE_WEIGHT, document_vector
+
+__all__ = ["RRF_K", "SPARSE_WEIGHT"]
 
 EMBEDDING_DIMENSION = 384  # all-MiniLM-L6-v2
 NAMESPACE = uuid.UUID("0c7f3b52-8f0e-4d59-9a57-3b7a4b1f2d64")
 PREFETCH = 20  # candidates per side before fusion
-RRF_K = 2  # Qdrant's default rank constant
 MODES = ("hybrid", "dense", "sparse")
 
 

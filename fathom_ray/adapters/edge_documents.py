@@ -23,6 +23,7 @@ import qdrant_edge as qe
 from fathom_ray.adapters.document_points import (
     PREFETCH,
     RRF_K,
+    SPARSE_WEIGHT,
     check_mode,
     chunk_payload,
     chunk_point_id,
@@ -69,10 +70,12 @@ def _open(path: Path, config: qe.EdgeConfig) -> qe.EdgeShard:
 
 
 class EdgeDocumentStore:
-    def __init__(self, path: Path, dimension: int, collection: str, sparse_weight: float = 1.0) -> None:
+    def __init__(
+        self, path: Path, dimension: int, collection: str, sparse_weight: float = SPARSE_WEIGHT
+    ) -> None:
         self._folder = path / collection
         self._dimension = dimension
-        self._weights = [1.0, sparse_weight]
+        self.sparse_weight = sparse_weight  # the BM25 side's weight in hybrid's RRF (dense 1)
         self._chunks: qe.EdgeShard | None = None
         self._records: qe.EdgeShard | None = None
         self._lock = threading.RLock()
@@ -153,6 +156,21 @@ class EdgeDocumentStore:
             chunk_shard.flush()
             record_shard.flush()
 
+    def chunk_points(self) -> Iterator[tuple[dict[str, Any], list[float]]]:
+        """Every chunk's payload and dense vector (an export, a benchmark's corpus)."""
+        offset = None
+        while True:
+            with self._lock, _failing("listing chunks"):
+                found, offset = self._shards[0].scroll(
+                    qe.ScrollRequest(offset=offset, limit=512, with_payload=True, with_vector=["dense"])
+                )
+            for record in found:
+                vectors = record.vector
+                if record.payload and isinstance(vectors, dict):
+                    yield dict(record.payload), [float(x) for x in vectors["dense"]]  # type: ignore[union-attr,arg-type]
+            if offset is None:
+                return
+
     def remove(self, document_id: str) -> bool:
         """Delete a document and its chunks; False when there was no such document."""
         if self._retrieve(self._shards[1], point_id(document_id)) is None:
@@ -190,7 +208,7 @@ class EdgeDocumentStore:
             if indices:
                 prefetches.append(qe.Prefetch(limit=wide, query=sparse))
             # the stub's QueryRequest omits Fusion.Rrf among its query types; the engine takes it
-            fusion: Any = qe.Fusion.Rrf(k=RRF_K, weights=self._weights[: len(prefetches)])
+            fusion: Any = qe.Fusion.Rrf(k=RRF_K, weights=[1.0, self.sparse_weight][: len(prefetches)])
             request = qe.QueryRequest(limit=limit, prefetches=prefetches, query=fusion, with_payload=True)
         with self._lock, _failing("searching"):
             found = self._shards[0].query(request)

@@ -36,6 +36,7 @@ from qdrant_client.models import (
 from fathom_ray.adapters.document_points import (
     PREFETCH,
     RRF_K,
+    SPARSE_WEIGHT,
     check_mode,
     chunk_payload,
     chunk_point_id,
@@ -67,14 +68,14 @@ class QdrantDocumentStore:
         path: Path,
         dimension: int,
         collection: str,
-        sparse_weight: float = 1.0,
+        sparse_weight: float = SPARSE_WEIGHT,
     ) -> None:
         self._settings = settings
         self._path = path
         self._dimension = dimension
         self._records = collection
         self._chunks = f"{collection}_chunks"
-        self._weights = [1.0, sparse_weight]
+        self.sparse_weight = sparse_weight  # the BM25 side's weight in hybrid's RRF (dense 1)
         self._client: QdrantClient | None = None
 
     def start(self) -> None:
@@ -169,7 +170,7 @@ class QdrantDocumentStore:
                 prefetch = [Prefetch(query=list(vector), using="dense", limit=wide)]
                 if indices:
                     prefetch.append(Prefetch(query=sparse, using="sparse", limit=wide))
-                fusion = RrfQuery(rrf=Rrf(k=RRF_K, weights=self._weights[: len(prefetch)]))
+                fusion = RrfQuery(rrf=Rrf(k=RRF_K, weights=[1.0, self.sparse_weight][: len(prefetch)]))
                 result = self.client.query_points(self._chunks, prefetch=prefetch, query=fusion, limit=limit)
         except _ERRORS as e:
             raise StoreError("qdrant", str(e)) from e
