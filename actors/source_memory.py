@@ -1,4 +1,4 @@
-"""SourceMemoryActor: the one owner of the embedded stores (Qdrant local path, graph store).
+"""SourceMemoryActor: the one owner of the embedded stores (Qdrant Edge, the graph store).
 
 Remembers which domains and pages were productive across sessions, and keeps
 each session's state, events, questions and facts.
@@ -11,7 +11,8 @@ from typing import Any
 
 from actors.actor_class import actor_class
 from fathom_ray.adapters.graph_stores import open_graph_store
-from fathom_ray.adapters.qdrant_memory import QdrantSourceMemory, Suggestion
+from fathom_ray.adapters.memory_points import SourceMemory, Suggestion
+from fathom_ray.adapters.memory_stores import open_source_memory
 from fathom_ray.models import Event
 from fathom_ray.ports import GraphStore
 from fathom_ray.session_state import SessionState, SessionSummary
@@ -24,19 +25,17 @@ class SourceMemoryService:
     def __init__(self, settings: Settings, dimension: int = EMBEDDING_DIMENSION) -> None:
         self._settings = settings
         self._dimension = dimension
-        self._vectors: QdrantSourceMemory | None = None
+        self._vectors: SourceMemory | None = None
         self._store: GraphStore | None = None
 
     def start(self) -> None:
         if self._vectors is None:
-            path = self._settings.data_dir / "qdrant"
-            self._vectors = QdrantSourceMemory(self._settings.qdrant, path, self._dimension)
-            self._vectors.start()
+            self._vectors = open_source_memory(self._settings, self._dimension)
         if self._store is None:
             self._store = open_graph_store(self._settings)
 
     @property
-    def vectors(self) -> QdrantSourceMemory:
+    def vectors(self) -> SourceMemory:
         self.start()
         assert self._vectors is not None
         return self._vectors

@@ -7,8 +7,10 @@ plus a PDF. A question is a full hit when every gold quote occurs in the evidenc
 
 - BM25 alone (the sparse vectors), vectors alone, hybrid (both fused by RRF in the store, rank
   constant 1) with the BM25 side weighted 1, 2 and 5 (the default);
-- hybrid + rerank (20 candidates, the evidence judge's sentence scores);
-- hybrid + rerank + plan and reflect (the whole ``fathom ask`` retrieval).
+- hybrid pool + rerank (20 candidates fused with equal weights, ordered by the evidence judge's
+  sentence scores);
+- hybrid pool + rerank + plan and reflect (the whole ``fathom ask`` retrieval);
+- the 20 candidates themselves, pool and weighted (are all gold quotes among them?).
 
 Ingestion is measured twice in the same run: as before issue 32 (qdrant-client local mode, the
 engine's embedder: float32 on one thread) and as now (Qdrant Edge, the ingestion's embedder: every
@@ -108,14 +110,31 @@ def mean(values: list[float]) -> str:
     return f"{sum(values) / len(values):.2f}" if values else "-"
 
 
+def row(label: str, questions: list[dict[str, object]], evidence: list[list[str]], took: str) -> list[str]:
+    """Full hit over all questions, the multi-part and single ones, and each set."""
+    hits = full_hits(questions, evidence)
+    sets = sorted({str(q["set"]) for q in questions})
+
+    def over(keep: list[bool]) -> str:
+        return mean([h for h, k in zip(hits, keep, strict=True) if k])
+
+    multi = [bool(q["multi_part"]) for q in questions]
+    return [
+        label,
+        mean(hits),
+        over(multi),
+        over([not m for m in multi]),
+        *(over([q["set"] == s for q in questions]) for s in sets),
+        took,
+    ]
+
+
 async def quality(
     questions: list[dict[str, object]], store: EdgeDocumentStore, embedder: ThreadedEmbedder
 ) -> list[list[str]]:
     rows = []
     searcher = Documents(store, embedder, DocsSettings(), Path(tempfile.gettempdir()))
     judge = EvidenceJudge(embedder)
-    multi = [bool(q["multi_part"]) for q in questions]
-    sets = sorted({str(q["set"]) for q in questions})
     for label, weight, options in STAGES:
         store.sparse_weight = weight
         started = time.monotonic()
@@ -124,20 +143,19 @@ async def quality(
             found = await retrieve(str(q["question"]), searcher, embedder, judge, **options)  # type: ignore[arg-type]
             evidence.append([p.chunk.text for p in found.passages])
         per_question = (time.monotonic() - started) / len(questions)
-        hits = full_hits(questions, evidence)
-        by_set = [mean([h for h, q in zip(hits, questions, strict=True) if q["set"] == s]) for s in sets]
-        rows.append(
-            [
-                label,
-                mean(hits),
-                mean([h for h, m in zip(hits, multi, strict=True) if m]),
-                mean([h for h, m in zip(hits, multi, strict=True) if not m]),
-                *by_set,
-                f"{per_question:.2f}",
-            ]
-        )
+        rows.append(row(label, questions, evidence, f"{per_question:.2f}"))
         print(rows[-1], flush=True)
     store.sparse_weight = WEIGHT
+    # what a rerank gets to choose from: every gold quote among 20 passages
+    vectors = await embedder.embed([str(q["question"]) for q in questions])
+    pools = (("pool (equal weights)", "pool"), (f"hybrid (BM25 weighted {WEIGHT:g})", "hybrid"))
+    for label, mode in pools:
+        evidence = [
+            [h.chunk.text for h in store.search(str(q["question"]), v, 20, mode)]
+            for q, v in zip(questions, vectors, strict=True)
+        ]
+        rows.append(row(f"20 passages of {label}, before rerank", questions, evidence, "-"))
+        print(rows[-1], flush=True)
     return rows
 
 
@@ -283,7 +301,9 @@ def main() -> None:
         "evidence judge was tuned on (dev) or not (held-out); `new` were written for this set) over "
         f"{len(files)} files of Debian documentation ({chunk_count:,} chunks): every file holding a gold "
         f"quote and {args.sample} other HTML files per package. Full hit: every gold quote of the question "
-        "occurs in the evidence it gets (at most 8 passages).",
+        "occurs in the evidence it gets (at most 8 passages; the last two rows: the 20 passages a rerank "
+        "chooses from). Hybrid is RRF with rank constant 1; `fathom ask` hands its rerank the equal-weight "
+        "pool and `fathom docs search` answers with BM25 weighted 5 (both chosen on the dev part).",
         "",
         *table(
             ["stage", "full hit", "multi-part", "single", *sets, "s per question"],

@@ -18,7 +18,12 @@ __all__ = ["RRF_K", "SPARSE_WEIGHT"]
 EMBEDDING_DIMENSION = 384  # all-MiniLM-L6-v2
 NAMESPACE = uuid.UUID("0c7f3b52-8f0e-4d59-9a57-3b7a4b1f2d64")
 PREFETCH = 20  # candidates per side before fusion
-MODES = ("hybrid", "dense", "sparse")
+MODES = ("hybrid", "dense", "sparse", "pool")  # pool: hybrid with both sides weighted equally
+
+
+def sparse_weight_of(mode: str, weight: float) -> float:
+    """The BM25 side's weight in RRF for a hybrid ``mode``."""
+    return 1.0 if mode == "pool" else weight
 
 
 def point_id(key: str) -> str:

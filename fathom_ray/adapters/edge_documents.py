@@ -33,6 +33,7 @@ from fathom_ray.adapters.document_points import (
     point_id,
     record_payload,
     sorted_documents,
+    sparse_weight_of,
 )
 from fathom_ray.documents.models import Chunk, Document, DocumentHit
 from fathom_ray.documents.sparse import query_vector
@@ -47,7 +48,8 @@ def _of_document(document_id: str) -> qe.Filter:
 
 
 @contextmanager
-def _failing(action: str) -> Iterator[None]:
+def failing(action: str) -> Iterator[None]:
+    """The engine's failure (a plain Exception) as a ``StoreError`` saying what was being done."""
     try:
         yield
     except StoreError:
@@ -56,7 +58,8 @@ def _failing(action: str) -> Iterator[None]:
         raise StoreError(STORE, f"{action}: {e}") from e
 
 
-def _open(path: Path, config: qe.EdgeConfig) -> qe.EdgeShard:
+def open_shard(path: Path, config: qe.EdgeConfig) -> qe.EdgeShard:
+    """The shard at ``path``, created with ``config`` when there is none yet."""
     if path.is_dir() and any(path.iterdir()):
         try:
             return qe.EdgeShard.load(str(path))
@@ -88,8 +91,8 @@ class EdgeDocumentStore:
         with self._lock:
             if self._chunks is not None:
                 return
-            with _failing(f"opening {self._folder}"):
-                chunks = _open(
+            with failing(f"opening {self._folder}"):
+                chunks = open_shard(
                     self._folder / "chunks",
                     qe.EdgeConfig(
                         vectors={
@@ -99,7 +102,7 @@ class EdgeDocumentStore:
                     ),
                 )
                 try:
-                    records = _open(
+                    records = open_shard(
                         self._folder / "records",
                         qe.EdgeConfig(vectors=qe.EdgeVectorParams(size=1, distance=qe.Distance.Dot)),
                     )
@@ -131,7 +134,7 @@ class EdgeDocumentStore:
         if len(chunks) != len(vectors):
             raise ValueError(f"{len(chunks)} chunks but {len(vectors)} vectors")
         chunk_shard, _ = self._shards
-        with self._lock, _failing(f"writing {document.id}"):
+        with self._lock, failing(f"writing {document.id}"):
             self._write_record(document, complete=False)
             chunk_shard.update(qe.UpdateOperation.delete_points_by_filter(_of_document(document.id)))
             for at in range(0, len(chunks), UPSERT_BATCH):
@@ -147,7 +150,7 @@ class EdgeDocumentStore:
     def put_points(self, records: Sequence[dict[str, Any]], chunks: Sequence[qe.Point]) -> None:
         """Points copied from another store as they are (a migration); records written last."""
         chunk_shard, record_shard = self._shards
-        with self._lock, _failing("copying points"):
+        with self._lock, failing("copying points"):
             for at in range(0, len(chunks), UPSERT_BATCH):
                 chunk_shard.update(qe.UpdateOperation.upsert_points(list(chunks[at : at + UPSERT_BATCH])))
             points = [qe.Point(point_id(str(r["id"])), [1.0], dict(r)) for r in records]
@@ -160,7 +163,7 @@ class EdgeDocumentStore:
         """Every chunk's payload and dense vector (an export, a benchmark's corpus)."""
         offset = None
         while True:
-            with self._lock, _failing("listing chunks"):
+            with self._lock, failing("listing chunks"):
                 found, offset = self._shards[0].scroll(
                     qe.ScrollRequest(offset=offset, limit=512, with_payload=True, with_vector=["dense"])
                 )
@@ -185,13 +188,14 @@ class EdgeDocumentStore:
 
     def chunk_count(self, document_id: str | None = None) -> int:
         flt = _of_document(document_id) if document_id is not None else None
-        with self._lock, _failing("counting"):
+        with self._lock, failing("counting"):
             return int(self._shards[0].count(qe.CountRequest(exact=True, filter=flt)))
 
     def search(
         self, query: str, vector: Sequence[float], limit: int, mode: str = "hybrid"
     ) -> list[DocumentHit]:
-        """The best ``limit`` chunks: ``hybrid`` (dense and sparse prefetches fused by RRF), or one."""
+        """The best ``limit`` chunks: ``hybrid`` (dense and sparse prefetches fused by weighted RRF;
+        ``pool`` weighs them equally, for a rerank), or one side alone."""
         check_mode(mode)
         indices, values = query_vector(query)
         dense = qe.Query.Nearest(list(vector), using="dense")
@@ -208,9 +212,11 @@ class EdgeDocumentStore:
             if indices:
                 prefetches.append(qe.Prefetch(limit=wide, query=sparse))
             # the stub's QueryRequest omits Fusion.Rrf among its query types; the engine takes it
-            fusion: Any = qe.Fusion.Rrf(k=RRF_K, weights=[1.0, self.sparse_weight][: len(prefetches)])
+            fusion: Any = qe.Fusion.Rrf(
+                k=RRF_K, weights=[1.0, sparse_weight_of(mode, self.sparse_weight)][: len(prefetches)]
+            )
             request = qe.QueryRequest(limit=limit, prefetches=prefetches, query=fusion, with_payload=True)
-        with self._lock, _failing("searching"):
+        with self._lock, failing("searching"):
             found = self._shards[0].query(request)
         return [hit_of(dict(p.payload), float(p.score)) for p in found if p.payload]
 
@@ -223,7 +229,7 @@ class EdgeDocumentStore:
         return self._chunks, self._records
 
     def _retrieve(self, shard: qe.EdgeShard, key: str) -> dict[str, Any] | None:
-        with self._lock, _failing("reading"):
+        with self._lock, failing("reading"):
             found = shard.retrieve([key], True, False)
         return dict(found[0].payload) if found and found[0].payload else None
 
@@ -240,14 +246,14 @@ class EdgeDocumentStore:
 
     def _drop(self, document_id: str) -> None:
         chunk_shard, record_shard = self._shards
-        with self._lock, _failing(f"removing {document_id}"):
+        with self._lock, failing(f"removing {document_id}"):
             record_shard.update(qe.UpdateOperation.delete_points([point_id(document_id)]))
             chunk_shard.update(qe.UpdateOperation.delete_points_by_filter(_of_document(document_id)))
 
     def _scroll_records(self) -> list[dict[str, Any]]:
         records: list[dict[str, Any]] = []
         offset = None
-        with self._lock, _failing("listing"):
+        with self._lock, failing("listing"):
             while True:
                 found, offset = self._shards[1].scroll(
                     qe.ScrollRequest(offset=offset, limit=256, with_payload=True, with_vector=False)

@@ -46,6 +46,7 @@ from fathom_ray.adapters.document_points import (
     point_id,
     record_payload,
     sorted_documents,
+    sparse_weight_of,
 )
 from fathom_ray.adapters.qdrant_memory import open_client
 from fathom_ray.documents.models import Chunk, Document, DocumentHit
@@ -152,7 +153,8 @@ class QdrantDocumentStore:
     def search(
         self, query: str, vector: Sequence[float], limit: int, mode: str = "hybrid"
     ) -> list[DocumentHit]:
-        """The best ``limit`` chunks: ``hybrid`` (dense and sparse prefetches fused by RRF), or one."""
+        """The best ``limit`` chunks: ``hybrid`` (dense and sparse prefetches fused by weighted RRF;
+        ``pool`` weighs them equally, for a rerank), or one side alone."""
         check_mode(mode)
         indices, values = query_vector(query)
         sparse = SparseVector(indices=indices, values=values)
@@ -170,7 +172,11 @@ class QdrantDocumentStore:
                 prefetch = [Prefetch(query=list(vector), using="dense", limit=wide)]
                 if indices:
                     prefetch.append(Prefetch(query=sparse, using="sparse", limit=wide))
-                fusion = RrfQuery(rrf=Rrf(k=RRF_K, weights=[1.0, self.sparse_weight][: len(prefetch)]))
+                fusion = RrfQuery(
+                    rrf=Rrf(
+                        k=RRF_K, weights=[1.0, sparse_weight_of(mode, self.sparse_weight)][: len(prefetch)]
+                    )
+                )
                 result = self.client.query_points(self._chunks, prefetch=prefetch, query=fusion, limit=limit)
         except _ERRORS as e:
             raise StoreError("qdrant", str(e)) from e

@@ -132,6 +132,8 @@ async def retrieve(
 
     clock = time.monotonic()
     width = CANDIDATES if rerank else MAX_PASSAGES
+    if rerank and mode == "hybrid":
+        mode = "pool"  # candidates for the rerank: both sides equally (documents/sparse.py)
     found = await asyncio.gather(*(search(part, store, embedder, width, mode) for part in parts))
     stages["search"] = time.monotonic() - clock
     tell("search", {"candidates": [len(hits) for hits in found]})

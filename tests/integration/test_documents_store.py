@@ -126,7 +126,11 @@ def test_hybrid_finds_an_exact_identifier_and_a_paraphrase(
     assert search(store, embedder, paraphrase, "sparse") == []  # no word in common: BM25 misses it
     assert search(store, embedder, paraphrase, "dense")[0] == CAR
     assert search(store, embedder, identifier, "hybrid")[0] == OPTION
-    assert search(store, embedder, paraphrase, "hybrid")[0] == CAR
+    assert search(store, embedder, paraphrase, "hybrid")[0] == CAR  # BM25 leads; vectors fill in
+    assert search(store, embedder, identifier, "pool")[0] == OPTION
+    assert search(store, embedder, paraphrase, "pool")[0] == CAR
+    with pytest.raises(ValueError, match="mode must be one of hybrid, dense, sparse, pool"):
+        search(store, embedder, identifier, "fuzzy")
 
 
 def test_a_poisoned_document_is_kept_and_flagged(

@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from fathom_ray.adapters.edge_memory import EdgeSourceMemory
+from fathom_ray.adapters.memory_points import SourceMemory
+from fathom_ray.adapters.memory_stores import open_source_memory
 from fathom_ray.adapters.neo4j_graph import Neo4jGraphStore
 from fathom_ray.adapters.qdrant_memory import QdrantSourceMemory
 from fathom_ray.adapters.sqlite_graph import SqliteGraphStore
@@ -38,6 +41,7 @@ GRAPH_BACKENDS = [
     ),
 ]
 MEMORY_BACKENDS = [
+    "edge",
     "local",
     pytest.param(
         "server",
@@ -122,26 +126,32 @@ def test_a_deleted_session_leaves_nothing_behind(store: GraphStore) -> None:
 
 
 @pytest.fixture(params=MEMORY_BACKENDS)
-def memory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[QdrantSourceMemory]:
-    settings = (
-        load_settings().qdrant
-        if request.param == "server"
-        else QdrantSettings(collection=f"t{uuid.uuid4().hex[:8]}")
-    )
-    opened = QdrantSourceMemory(settings, tmp_path / "qdrant", dimension=3)
+def memory(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[SourceMemory]:
+    """Qdrant Edge (the embedded default), qdrant-client's local mode (standing in for a server:
+    the same client calls), and a named server."""
+    opened: SourceMemory
+    if request.param == "edge":
+        opened = EdgeSourceMemory(tmp_path / "memory", dimension=3)
+    else:
+        settings = (
+            load_settings().qdrant
+            if request.param == "server"
+            else QdrantSettings(collection=f"t{uuid.uuid4().hex[:8]}")
+        )
+        opened = QdrantSourceMemory(settings, tmp_path / "qdrant", dimension=3)
     opened.start()
     yield opened
     opened.close()
 
 
-def test_domain_productivity_is_beta_smoothed(memory: QdrantSourceMemory) -> None:
+def test_domain_productivity_is_beta_smoothed(memory: SourceMemory) -> None:
     assert memory.domain_qualities(["sqlite.test"]) == {"sqlite.test": 0.5}
     memory.record_visit("http://www.sqlite.test/a.html", 1.0)  # counted under its domain, sqlite.test
     memory.record_visit("http://sqlite.test/b.html", 1.0)
     assert memory.domain_qualities(["sqlite.test"])["sqlite.test"] == pytest.approx(3 / 4)
 
 
-def test_suggestions_weigh_similarity_by_domain_quality(memory: QdrantSourceMemory) -> None:
+def test_suggestions_weigh_similarity_by_domain_quality(memory: SourceMemory) -> None:
     memory.remember_page("http://good.test/p", "good page", [1.0, 0.0, 0.0], 2)
     memory.remember_page("http://poor.test/p", "poor page", [0.9, 0.1, 0.0], 0)
     memory.remember_page("http://off.test/p", "unrelated", [0.0, 0.0, 1.0], 1)
@@ -160,11 +170,30 @@ def test_suggestions_weigh_similarity_by_domain_quality(memory: QdrantSourceMemo
     )
 
 
-def test_local_memory_persists_across_owners(tmp_path: Path) -> None:
-    settings = QdrantSettings(collection="persist")
-    first = QdrantSourceMemory(settings, tmp_path / "q", dimension=3)
+def test_the_embedded_memory_persists_across_owners(tmp_path: Path) -> None:
+    first = EdgeSourceMemory(tmp_path / "memory", dimension=3)
     first.record_visit("http://a.test/", 1.0)
     first.close()
-    second = QdrantSourceMemory(settings, tmp_path / "q", dimension=3)
+    second = EdgeSourceMemory(tmp_path / "memory", dimension=3)
     assert second.domain_qualities(["a.test"])["a.test"] == pytest.approx(2 / 3)
     second.close()
+
+
+def test_an_earlier_versions_memory_is_moved_once_and_kept(tmp_path: Path) -> None:
+    settings = load_settings(data_dir=tmp_path / "data")
+    old = QdrantSourceMemory(settings.qdrant, tmp_path / "data" / "qdrant", dimension=3)
+    old.record_visit("http://good.test/x", 1.0)
+    old.remember_page("http://good.test/p", "good page", [1.0, 0.0, 0.0], 2)
+    old.close()
+    moved = open_source_memory(settings, dimension=3)
+    try:
+        assert isinstance(moved, EdgeSourceMemory)
+        assert moved.domain_qualities(["good.test"])["good.test"] == pytest.approx(2 / 3)
+        assert [s.url for s in moved.suggest([1.0, 0.0, 0.0], limit=3)] == ["http://good.test/p"]
+    finally:
+        moved.close()
+    assert not (tmp_path / "data" / "qdrant").exists()
+    assert (tmp_path / "data" / "qdrant.local-mode" / "meta.json").is_file()
+    again = open_source_memory(settings, dimension=3)  # once: nothing left to move, nothing lost
+    assert again.domain_qualities(["good.test"])["good.test"] == pytest.approx(2 / 3)
+    again.close()

@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 from pypdf import PdfWriter
 
-from fathom_ray.documents.ask import FOLLOW_UPS, evidence, missing_query, reflect_queries
+from fathom_ray.documents.ask import (
+    CANDIDATES,
+    FOLLOW_UPS,
+    evidence,
+    missing_query,
+    reflect_queries,
+    retrieve,
+)
 from fathom_ray.documents.chunking import chunk_document
 from fathom_ray.documents.conversations import Conversations, Turn
 from fathom_ray.documents.ingest import document_id, embedding_text, flags_of
@@ -190,3 +198,37 @@ def test_a_conversation_keeps_its_last_turns(tmp_path: Path) -> None:
     assert conversations.turns("c2") == []  # a damaged file starts the conversation afresh
     with pytest.raises(InvalidRequestError, match="conversation_id"):
         conversations.turns("../etc/passwd")
+
+
+class _Searches:
+    """A DocumentSearch that records the modes it is asked for."""
+
+    def __init__(self) -> None:
+        self.modes: list[tuple[str, int]] = []
+
+    async def search(
+        self, query: str, vector: Sequence[float], limit: int, mode: str = "hybrid"
+    ) -> list[DocumentHit]:
+        self.modes.append((mode, limit))
+        return [hit(f"{query} is answered here.", query[:3])]
+
+    async def chunk(self, document_id: str, index: int) -> DocumentHit | None:
+        return None
+
+
+class _Vectors:
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return [[1.0, 0.0] for _ in texts]
+
+
+def test_a_rerank_chooses_from_the_equal_weight_pool_and_plain_search_from_hybrid() -> None:
+    judge = EvidenceJudge(None)
+    searches = _Searches()
+    asyncio.run(retrieve("What is WAL?", searches, _Vectors(), judge, reflect=False, use_plan=False))
+    assert searches.modes == [("pool", CANDIDATES)]
+    searches.modes.clear()
+    asyncio.run(retrieve("What is WAL?", searches, _Vectors(), judge, rerank=False, reflect=False))
+    assert {mode for mode, _ in searches.modes} == {"hybrid"}
+    searches.modes.clear()
+    asyncio.run(retrieve("What is WAL?", searches, _Vectors(), judge, mode="sparse", reflect=False))
+    assert {mode for mode, _ in searches.modes} == {"sparse"}  # a side asked for alone stays alone

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from fathom_ray.adapters.qdrant_memory import Suggestion
+from fathom_ray.adapters.memory_points import Suggestion
 from fathom_ray.errors import SearchError, SessionError
 from fathom_ray.frontier import EntryState, SessionFrontier
 from fathom_ray.models import (
