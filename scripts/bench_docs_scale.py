@@ -33,7 +33,7 @@ def rss_mib() -> float:
 
 
 def disk_mib(folder: Path) -> float:
-    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file()) / 2**20
+    return sum(f.stat().st_blocks * 512 for f in folder.rglob("*") if f.is_file()) / 2**20  # used, not sparse
 
 
 def open_store(engine: str, folder: Path) -> DocumentStoreImpl:

@@ -12,6 +12,7 @@ a ``StoreError`` that says so.
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -41,6 +42,7 @@ from fathom_ray.errors import StoreError
 
 UPSERT_BATCH = 512
 STORE = "qdrant-edge"
+MIN_FREE_BYTES = 64 * 2**20  # a few of the engine's 32 MiB write-ahead-log segments
 
 
 def _of_document(document_id: str) -> qe.Filter:
@@ -56,6 +58,23 @@ def failing(action: str) -> Iterator[None]:
         raise
     except Exception as e:  # the engine raises plain Exception for its own failures
         raise StoreError(STORE, f"{action}: {e}") from e
+
+
+def check_writable(folder: Path) -> None:
+    """Refuse a write the engine could not survive. Qdrant Edge writes through memory maps into
+    files it allocated sparsely: on a full disk such a write kills the process (SIGBUS), and on a
+    folder made read-only it lands in memory only. So a write first checks the folder: writable,
+    and at least ``MIN_FREE_BYTES`` free."""
+    try:
+        stats = os.statvfs(folder)
+    except OSError as e:
+        raise StoreError(STORE, f"cannot reach {folder}: {e}") from e
+    free = stats.f_bavail * stats.f_frsize
+    if free < MIN_FREE_BYTES:
+        need = MIN_FREE_BYTES // 2**20
+        raise StoreError(STORE, f"No space left: {free // 2**20} MiB free under {folder}, {need} MiB needed")
+    if not os.access(folder, os.W_OK):
+        raise StoreError(STORE, f"{folder} is read-only (not permitted to write)")
 
 
 def open_shard(path: Path, config: qe.EdgeConfig) -> qe.EdgeShard:
@@ -135,6 +154,7 @@ class EdgeDocumentStore:
             raise ValueError(f"{len(chunks)} chunks but {len(vectors)} vectors")
         chunk_shard, _ = self._shards
         with self._lock, failing(f"writing {document.id}"):
+            check_writable(self._folder)
             self._write_record(document, complete=False)
             chunk_shard.update(qe.UpdateOperation.delete_points_by_filter(_of_document(document.id)))
             for at in range(0, len(chunks), UPSERT_BATCH):
@@ -151,6 +171,7 @@ class EdgeDocumentStore:
         """Points copied from another store as they are (a migration); records written last."""
         chunk_shard, record_shard = self._shards
         with self._lock, failing("copying points"):
+            check_writable(self._folder)
             for at in range(0, len(chunks), UPSERT_BATCH):
                 chunk_shard.update(qe.UpdateOperation.upsert_points(list(chunks[at : at + UPSERT_BATCH])))
             points = [qe.Point(point_id(str(r["id"])), [1.0], dict(r)) for r in records]
@@ -247,6 +268,7 @@ class EdgeDocumentStore:
     def _drop(self, document_id: str) -> None:
         chunk_shard, record_shard = self._shards
         with self._lock, failing(f"removing {document_id}"):
+            check_writable(self._folder)
             record_shard.update(qe.UpdateOperation.delete_points([point_id(document_id)]))
             chunk_shard.update(qe.UpdateOperation.delete_points_by_filter(_of_document(document_id)))
 

@@ -1,6 +1,7 @@
 """Source memory embedded in this process: Qdrant Edge, two shards under ``path``: ``pages``
 (a page's vector, url, title, domain, facts) and ``domains`` (a domain's visit counts). The rules
-are fathom_ray/adapters/memory_points.py's. One process holds the folder at a time.
+are fathom_ray/adapters/memory_points.py's. One process holds the folder at a time; a write on a
+full or read-only disk is refused with a StoreError (edge_documents.check_writable).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 
 import qdrant_edge as qe
 
-from fathom_ray.adapters.edge_documents import failing, open_shard
+from fathom_ray.adapters.edge_documents import check_writable, failing, open_shard
 from fathom_ray.adapters.memory_points import SourceMemory
 
 
@@ -59,6 +60,7 @@ class EdgeSourceMemory(SourceMemory):
         """Points copied from another store as they are (a migration)."""
         page_shard, domain_shard = self._shards
         with self._lock, failing("copying points"):
+            check_writable(self._path)
             for shard, points in ((page_shard, pages), (domain_shard, domains)):
                 if points:
                     shard.update(qe.UpdateOperation.upsert_points(points))
@@ -78,10 +80,12 @@ class EdgeSourceMemory(SourceMemory):
 
     def _put_domain(self, key: str, payload: dict[str, Any]) -> None:
         with self._lock, failing("writing a domain"):
+            check_writable(self._path)
             self._shards[1].update(qe.UpdateOperation.upsert_points([qe.Point(key, [1.0], payload)]))
 
     def _put_page(self, key: str, vector: list[float], payload: dict[str, Any]) -> None:
         with self._lock, failing("writing a page"):
+            check_writable(self._path)
             self._shards[0].update(qe.UpdateOperation.upsert_points([qe.Point(key, vector, payload)]))
 
     def _nearest(

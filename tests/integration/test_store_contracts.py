@@ -3,19 +3,24 @@ the servers (Neo4j, Qdrant) whenever FATHOM_NEO4J__URI / FATHOM_QDRANT__URL name
 
 from __future__ import annotations
 
+import contextlib
 import os
+import subprocess
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from fathom_ray.adapters.edge_documents import EdgeDocumentStore
 from fathom_ray.adapters.edge_memory import EdgeSourceMemory
 from fathom_ray.adapters.memory_points import SourceMemory
 from fathom_ray.adapters.memory_stores import open_source_memory
 from fathom_ray.adapters.neo4j_graph import Neo4jGraphStore
 from fathom_ray.adapters.qdrant_memory import QdrantSourceMemory
 from fathom_ray.adapters.sqlite_graph import SqliteGraphStore
+from fathom_ray.documents.models import Chunk, Document
+from fathom_ray.errors import StoreError
 from fathom_ray.frontier import EntryState, SessionFrontier
 from fathom_ray.ledger import FactLedger
 from fathom_ray.models import (
@@ -197,3 +202,44 @@ def test_an_earlier_versions_memory_is_moved_once_and_kept(tmp_path: Path) -> No
     again = open_source_memory(settings, dimension=3)  # once: nothing left to move, nothing lost
     assert again.domain_qualities(["good.test"])["good.test"] == pytest.approx(2 / 3)
     again.close()
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    folder = tmp_path / "disk"
+    folder.mkdir()
+    mounted = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=200m", "tmpfs", str(folder)], capture_output=True, check=False
+    )
+    if mounted.returncode != 0:
+        pytest.skip("cannot mount a tmpfs here (no privilege to)")
+    try:
+        yield folder
+    finally:
+        subprocess.run(["umount", "-l", str(folder)], check=False, timeout=30)
+
+
+def test_the_embedded_stores_refuse_a_write_on_a_full_disk_instead_of_dying(small_disk: Path) -> None:
+    """Qdrant Edge writes through memory maps: on a full disk an unchecked write is a SIGBUS that
+    kills the process. Each write checks the disk first and says why it cannot."""
+    memory = EdgeSourceMemory(small_disk / "memory", dimension=3)
+    documents = EdgeDocumentStore(small_disk / "docstore", 3, "docs")
+    memory.record_visit("http://a.test/", 1.0)
+    chunk = Chunk("d1", 0, "The write-ahead log.", "", 0, 20)
+    documents.put(Document("d1", "WAL", "/wal.txt", "0" * 64, 1, 20), [chunk], [[1.0, 0.0, 0.0]])
+    filler = small_disk / "filler"
+    with filler.open("wb") as out, contextlib.suppress(OSError):
+        while True:
+            out.write(bytes(4 * 2**20))
+            out.flush()
+    with pytest.raises(StoreError, match="No space left"):
+        memory.remember_page("http://a.test/p", "page", [1.0, 0.0, 0.0], 1)
+    with pytest.raises(StoreError, match="No space left"):
+        documents.put(Document("d2", "Two", "/two.txt", "1" * 64, 1, 20), [chunk], [[1.0, 0.0, 0.0]])
+    assert memory.domain_qualities(["a.test"])["a.test"] == pytest.approx(2 / 3)  # reads go on
+    assert [d.id for d in documents.documents()] == ["d1"]
+    filler.unlink()
+    memory.remember_page("http://a.test/p", "page", [1.0, 0.0, 0.0], 1)  # room again: writes go on
+    assert [s.url for s in memory.suggest([1.0, 0.0, 0.0], limit=1)] == ["http://a.test/p"]
+    memory.close()
+    documents.close()
