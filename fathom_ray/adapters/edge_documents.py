@@ -129,6 +129,11 @@ class EdgeDocumentStore:
                     chunks.close()
                     raise
             self._chunks, self._records = chunks, records
+            if "document_id" not in chunks.info().payload_schema:  # a document's chunks found by index
+                with failing("indexing document ids"):
+                    chunks.update(
+                        qe.UpdateOperation.create_field_index("document_id", qe.PayloadSchemaType.Keyword)
+                    )
             for record in self._scroll_records():
                 if not record.get("complete"):
                     self._drop(str(record["id"]))
