@@ -69,12 +69,12 @@ STAGES: tuple[tuple[str, float, dict[str, object]], ...] = (
     ("hybrid, BM25 weighted 2", 2.0, {"mode": "hybrid", **SEARCH}),
     (f"hybrid, BM25 weighted {WEIGHT:g} (the default)", WEIGHT, {"mode": "hybrid", **SEARCH}),
     (
-        f"hybrid (weight {WEIGHT:g}) + rerank",
+        "hybrid pool + rerank (20 candidates, equal weights)",
         WEIGHT,
         {"mode": "hybrid", "rerank": True, "reflect": False, "use_plan": False},
     ),
     (
-        f"hybrid (weight {WEIGHT:g}) + rerank + plan + reflect",
+        "hybrid pool + rerank + plan + reflect",
         WEIGHT,
         {"mode": "hybrid", "rerank": True, "reflect": True, "use_plan": True},
     ),
