@@ -21,9 +21,20 @@ class Tabs:
         self._idle: list[Page] = []
         self._served: dict[Page, int] = {}
         self.opened = 0
+        self.in_use = 0  # tabs showing a page now
+        self.peak_in_use = 0  # the most at once: how many pages loaded side by side
 
     async def take(self, context: BrowserContext, url: str) -> Page:
         """An idle tab of ``context`` (not one showing ``url`` now: it would only scroll), or a new one."""
+        self.in_use += 1  # counted from the moment it is asked for
+        self.peak_in_use = max(self.peak_in_use, self.in_use)
+        try:
+            return await self._idle_or_new(context, url)
+        except BaseException:
+            self.in_use -= 1
+            raise
+
+    async def _idle_or_new(self, context: BrowserContext, url: str) -> Page:
         while self._idle:
             page = self._idle.pop()
             if (
@@ -40,6 +51,7 @@ class Tabs:
 
     async def give_back(self, page: Page, *, reusable: bool) -> None:
         """Keep ``page`` for the next fetch when ``reusable`` and it has uses left; else close it."""
+        self.in_use -= 1
         self._served[page] = self._served.get(page, 0) + 1
         if reusable and self._served[page] < self._uses and not page.is_closed():
             self._idle.append(page)

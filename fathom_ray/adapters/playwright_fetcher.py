@@ -82,6 +82,11 @@ class PlaywrightFetcher:
     def tabs_opened(self) -> int:
         return self._tabs.opened
 
+    @property
+    def peak_pages(self) -> int:
+        """The most pages this browser has loaded side by side."""
+        return self._tabs.peak_in_use
+
     async def stop(self) -> None:
         await self._tabs.close_all()
         with contextlib.suppress(Error):
