@@ -70,18 +70,6 @@ class ResearchRequest:
         budget = budget_of(self.preset, self.max_pages, self.time_budget_s, self.token_budget)
         object.__setattr__(self, "budget", budget)
 
-    @property
-    def time_limit_s(self) -> float:
-        return self.budget.time_s
-
-    @property
-    def token_limit(self) -> int:
-        return self.budget.tokens
-
-    @property
-    def page_limit(self) -> int:
-        return self.budget.pages
-
 
 @dataclass(frozen=True, slots=True)
 class ChecklistItem:

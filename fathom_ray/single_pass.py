@@ -37,7 +37,7 @@ async def single_pass(
 ) -> tuple[SessionState, dict[str, float]]:
     """Run the baseline for ``state.request``; the finished state and the seconds spent per stage."""
     stages: dict[str, float] = {}
-    question, limit = state.request.goal, state.request.page_limit
+    question, limit = state.request.goal, state.request.budget.pages
     info = await judge.start()  # started already: it says which judge it is
     state.judge = info.label if isinstance(info, JudgeInfo) else "unknown"
     started = time.monotonic()

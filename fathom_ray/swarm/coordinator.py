@@ -64,6 +64,11 @@ class SwarmResult:
     usage: Usage = field(default_factory=Usage)  # every judge call: the researchers' and its own
     failures: int = 0  # the pages its researchers could not fetch
 
+    @property
+    def pages_read(self) -> int:
+        """Every fetch of every researcher, stored or not."""
+        return sum(int(str(a.get("pages", 0))) for a in self.agents)
+
 
 class Coordinator:
     def __init__(
@@ -287,7 +292,7 @@ class Coordinator:
             result.checklist,
             facts,
             self._account,
-            pages_read=sum(int(str(a.get("pages", 0))) for a in result.agents),
+            pages_read=result.pages_read,
             tried=[],
             stop_reason=result.stop_reason,
             titles={},

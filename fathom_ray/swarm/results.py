@@ -14,6 +14,10 @@ from fathom_ray.swarm.coordinator import SwarmResult
 from fathom_ray.swarm.receipts import verdicts
 
 
+def status_of(result: SwarmResult) -> str:
+    return CANCELLED if result.stop_reason == "cancelled" else COMPLETE
+
+
 def swarm_state(
     result: SwarmResult, request: ResearchRequest, verified: Sequence[Fact], elapsed_s: float, judge: str
 ) -> SessionState:
@@ -22,7 +26,7 @@ def swarm_state(
     return SessionState(
         result.swarm_id,
         request,
-        status=CANCELLED if result.stop_reason == "cancelled" else COMPLETE,
+        status=status_of(result),
         round=result.rounds,
         checklist=list(result.checklist),
         ledger=FactLedger(list(verified)),
@@ -55,7 +59,7 @@ def swarm_result(result: SwarmResult, depth: str, judge: str, wall_s: float) -> 
         result.swarm_id,
         result.goal,
         depth,
-        CANCELLED if result.stop_reason == "cancelled" else COMPLETE,
+        status_of(result),
         result.stop_reason,
         tuple(result.answers),
         tuple(result.checklist),
@@ -63,7 +67,7 @@ def swarm_result(result: SwarmResult, depth: str, judge: str, wall_s: float) -> 
         tuple(PageRecord(url, url, "ok", text=text) for url, text in result.pages.items()),
         result.report_markdown,
         result.usage,
-        sum(int(str(a.get("pages", 0))) for a in result.agents),  # every fetch, stored or not
+        result.pages_read,
         judge,
         wall_s,
         facts_rejected=sum(1 for v in passed.values() if v == "FAIL"),

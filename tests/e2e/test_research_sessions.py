@@ -205,7 +205,7 @@ def test_killing_the_session_actor_resumes_without_losing_facts(scripted_engine:
     check_facts_cite_their_pages(state)
     stored = ray.get(engine.handles.memory.events.remote(session_id))
     assert [e.seq for e in stored] == list(range(1, len(stored) + 1))
-    assert state.pages_fetched <= request.page_limit
+    assert state.pages_fetched <= request.budget.pages
 
 
 @pytest.mark.parametrize(

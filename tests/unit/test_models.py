@@ -18,10 +18,10 @@ def test_request_is_checked_and_normalised() -> None:
     )
     assert request.goal == "When was SQLite's WAL mode added?"
     assert request.seeds == ("http://www.sqlite.test/wal.html",)
-    assert request.page_limit == 2
-    assert ResearchRequest("a goal of sorts", depth="quick").page_limit == 3
+    assert request.budget.pages == 2
+    assert ResearchRequest("a goal of sorts", depth="quick").budget.pages == 3
     # the user's page budget holds at any depth, above the preset's too
-    assert ResearchRequest("a goal of sorts", depth="focused", max_pages=10).page_limit == 10
+    assert ResearchRequest("a goal of sorts", depth="focused", max_pages=10).budget.pages == 10
 
 
 @pytest.mark.parametrize(
