@@ -9,12 +9,12 @@ from collections.abc import Sequence
 from fathom_ray.ledger import FactLedger
 from fathom_ray.models import Fact, ResearchRequest
 from fathom_ray.results import ResearchResult, SwarmDetail
-from fathom_ray.session_state import CANCELLED, COMPLETE, PageRecord, SessionState
+from fathom_ray.session_state import CANCELLED, COMPLETE, PageRecord, SessionState, SessionStatus
 from fathom_ray.swarm.coordinator import SwarmResult
 from fathom_ray.swarm.receipts import verdicts
 
 
-def status_of(result: SwarmResult) -> str:
+def status_of(result: SwarmResult) -> SessionStatus:
     return CANCELLED if result.stop_reason == "cancelled" else COMPLETE
 
 
