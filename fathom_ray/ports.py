@@ -6,9 +6,9 @@ each; tests use fakes from ``tests/``.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from fathom_ray.documents.models import Chunk, Document, DocumentHit
 from fathom_ray.frontier import SessionFrontier
@@ -25,6 +25,14 @@ from fathom_ray.models import (
     Usage,
 )
 from fathom_ray.session_state import SessionState, SessionSummary
+
+if TYPE_CHECKING:  # the swarm's values; the swarm imports these ports
+    from fathom_ray.models import JsonValue
+    from fathom_ray.swarm.analyst import MergedFact
+    from fathom_ray.swarm.coordinator import ResearcherOutcome
+    from fathom_ray.swarm.plan import SubGoal
+    from fathom_ray.swarm.receipts import Receipt
+    from fathom_ray.swarm.task_ledger import Beacon, RecordKind
 
 A = TypeVar("A", bound=answers.Answer)
 
@@ -263,3 +271,36 @@ class DocumentSearch(Protocol):
         self, query: str, vector: Sequence[float], limit: int, mode: str = "hybrid"
     ) -> list[DocumentHit]: ...
     async def chunk(self, document_id: str, index: int) -> DocumentHit | None: ...
+
+
+# -- the swarm's roles: what its coordinator calls, in process or on actors ----------------------
+
+
+class ResearcherCalls(Protocol):
+    async def research(self, sub: SubGoal) -> ResearcherOutcome: ...
+
+
+class AnalystCalls(Protocol):
+    async def merge(self, ledgers: Sequence[tuple[str, Sequence[Fact]]]) -> list[MergedFact]: ...
+
+
+class VerifierCalls(Protocol):
+    async def prefetch(self, urls: Sequence[str]) -> None: ...
+    async def check(self, facts: Sequence[Fact], stored: Mapping[str, str]) -> list[Receipt]: ...
+
+
+class PageCalls(Protocol):
+    async def page_text(self, url: str) -> str | None: ...  # the page as served now, None if unreachable
+
+
+class LedgerWriter(Protocol):
+    """Where a swarm's records go: a ``TaskLedger`` in process, or the ledger actor."""
+
+    def append(
+        self,
+        agent: str,
+        kind: RecordKind,
+        data: dict[str, JsonValue] | None = None,
+        *,
+        beacon: Beacon | None = None,
+    ) -> object: ...

@@ -12,20 +12,28 @@ import asyncio
 import logging
 import time
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any
 
 from fathom_ray import checklist as checklists
 from fathom_ray.answer_sheet import Answer
 from fathom_ray.models import ChecklistItem, EventType, Fact, JsonValue, Usage
-from fathom_ray.ports import Judged, JudgePort
+from fathom_ray.ports import (
+    AnalystCalls,
+    Judged,
+    JudgePort,
+    LedgerWriter,
+    PageCalls,
+    ResearcherCalls,
+    VerifierCalls,
+)
 from fathom_ray.presets import Budget
 from fathom_ray.session_events import EventLog
 from fathom_ray.swarm.analyst import MergedFact
 from fathom_ray.swarm.beacons import at_end
 from fathom_ray.swarm.plan import FINDINGS_PER_AGENT, SubGoal, plan, split
 from fathom_ray.swarm.receipts import Receipt, Verdict, verdicts
-from fathom_ray.swarm.roles import Analyst, AnalystCalls, PageCalls, Verifier, VerifierCalls
-from fathom_ray.swarm.task_ledger import Beacon, LedgerWriter, RecordKind
+from fathom_ray.swarm.roles import Analyst, Verifier
+from fathom_ray.swarm.task_ledger import Beacon, RecordKind
 
 logger = logging.getLogger(__name__)
 FIRST_ROUND_SHARE = 0.7  # of the pages, for the first fan-out; gap filling shares the rest
@@ -41,10 +49,6 @@ class ResearcherOutcome:
     reported: bool = False  # it wrote its own completion (and beacons) to the ledger
     usage: Usage = field(default_factory=Usage)  # its judge calls
     failures: int = 0  # the pages it could not fetch
-
-
-class ResearcherCalls(Protocol):
-    async def research(self, sub: SubGoal) -> ResearcherOutcome: ...
 
 
 @dataclass(slots=True)

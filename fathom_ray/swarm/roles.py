@@ -2,6 +2,7 @@
 
 In production each runs as an actor of its own, owned by the swarm's coordinator (actors/
 swarm_roles.py); in process (tests, or ``Coordinator``'s defaults) these classes run as they are.
+Their calls are ports (``AnalystCalls``, ``VerifierCalls``, ``PageCalls`` in fathom_ray/ports.py).
 
 - The analyst merges the researchers' ledgers (``analyst.merge``): facts that two independent
   domains confirm, facts that disagree.
@@ -15,26 +16,13 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping, Sequence
-from typing import Protocol
 
 from fathom_ray.models import Fact
+from fathom_ray.ports import PageCalls
 from fathom_ray.swarm.analyst import MergedFact, merge
 from fathom_ray.swarm.receipts import CheckKind, Receipt, check
 
 SERVED_AT_ONCE = 4  # the verifier's fetches of pages as served now, in flight together
-
-
-class PageCalls(Protocol):
-    async def page_text(self, url: str) -> str | None: ...  # the page as served now, None if unreachable
-
-
-class AnalystCalls(Protocol):
-    async def merge(self, ledgers: Sequence[tuple[str, Sequence[Fact]]]) -> list[MergedFact]: ...
-
-
-class VerifierCalls(Protocol):
-    async def prefetch(self, urls: Sequence[str]) -> None: ...
-    async def check(self, facts: Sequence[Fact], stored: Mapping[str, str]) -> list[Receipt]: ...
 
 
 class Analyst:

@@ -18,7 +18,6 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol
 
 from fathom_ray.errors import InvalidRequestError
 from fathom_ray.models import JsonValue
@@ -87,19 +86,6 @@ def check_swarm_id(swarm_id: str) -> str:
     if not _SWARM_ID.match(swarm_id):
         raise InvalidRequestError("swarm_id", "must be 1-64 letters, digits, '-' or '_'")
     return swarm_id
-
-
-class LedgerWriter(Protocol):
-    """Where a swarm's records go: a ``TaskLedger`` in process, or the ledger actor."""
-
-    def append(
-        self,
-        agent: str,
-        kind: RecordKind,
-        data: dict[str, JsonValue] | None = None,
-        *,
-        beacon: Beacon | None = None,
-    ) -> object: ...
 
 
 class TaskLedger:
