@@ -85,7 +85,9 @@ def open_shard(path: Path, config: qe.EdgeConfig) -> qe.EdgeShard:
         except Exception as e:
             if "WouldBlock" in str(e):
                 raise StoreError(
-                    STORE, f"{path} is open in another process (one process at a time per data dir)"
+                    STORE,
+                    f"{path} is open in another process (fathom serve, research, docs ...): one process at "
+                    "a time per FATHOM_DATA_DIR; use that one, or give this command another FATHOM_DATA_DIR",
                 ) from e
             raise
     return qe.EdgeShard.create(str(path), config)
