@@ -159,6 +159,34 @@ async def quality(
     return rows
 
 
+Base = list[tuple[str, str, list[float]]]  # each chunk's text, heading and dense vector
+
+
+def corpus_points(store: EdgeDocumentStore) -> Base:
+    return [(str(p["text"]), str(p["heading"]), vector) for p, vector in store.chunk_points()]
+
+
+def scale_data(
+    path: Path, base: Base, questions: list[dict[str, object]], embedder: ThreadedEmbedder
+) -> Path:
+    """What bench_docs_scale.py reads: the corpus's chunks and vectors, the questions and theirs."""
+    texts = [str(q["question"]) for q in questions]
+    np.savez(
+        path,
+        texts=json.dumps([(text, heading) for text, heading, _ in base]),
+        vectors=np.asarray([v for _, _, v in base], dtype=np.float32),
+        questions=json.dumps(texts),
+        query_vectors=np.asarray(asyncio.run(embedder.embed(texts)), dtype=np.float32),
+    )
+    return path
+
+
+def measured(engine: str, size: int, data: Path, folder: Path) -> tuple[dict[str, float], dict[str, float]]:
+    """One engine at one size: written in a process of its own, then reopened and searched in another."""
+    written = worker("ingest", engine, size, data, folder / f"{engine}{size}")
+    return written, worker("query", engine, size, data, folder / f"{engine}{size}")
+
+
 def percentiles(samples: list[float]) -> tuple[float, float]:
     ordered = sorted(samples)
     return statistics.median(ordered) * 1000, ordered[int(0.95 * (len(ordered) - 1))] * 1000
@@ -171,7 +199,7 @@ def worker(step: str, engine: str, size: int, data: Path, folder: Path) -> dict[
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
 
 
-def scale(size: int, base: list[tuple[str, str, list[float]]], data: Path, folder: Path) -> list[list[str]]:
+def scale(size: int, base: Base, data: Path, folder: Path) -> list[list[str]]:
     """The store at ``size`` chunks: local mode and Qdrant Edge each written, then reopened and
     searched in fresh processes; beside them the in-process baseline."""
     rows = []
@@ -180,8 +208,7 @@ def scale(size: int, base: list[tuple[str, str, list[float]]], data: Path, folde
         if engine == "local" and size > LOCAL_LIMIT:
             rows.append([f"{size:,}", label, "not run (3 s a query at 100,000)", "", "", "", "", ""])
             continue
-        written = worker("ingest", engine, size, data, folder / f"{engine}{size}")
-        searched = worker("query", engine, size, data, folder / f"{engine}{size}")
+        written, searched = measured(engine, size, data, folder)
         rows.append(
             [
                 f"{size:,}",
@@ -274,20 +301,9 @@ def main() -> None:
         chunk_count = store.chunk_count()
         embedder = ThreadedEmbedder(EmbedderSettings())  # questions are embedded as `fathom ask` does
         rows = asyncio.run(quality(questions, store, embedder))
-        base = [
-            (str(payload["text"]), str(payload["heading"]), vector)
-            for payload, vector in store.chunk_points()
-        ]
+        base = corpus_points(store)
         store.close()
-        query_texts = [str(q["question"]) for q in questions]
-        data = folder / "scale.npz"
-        np.savez(
-            data,
-            texts=json.dumps([(text, heading) for text, heading, _ in base]),
-            vectors=np.asarray([v for _, _, v in base], dtype=np.float32),
-            questions=json.dumps(query_texts),
-            query_vectors=np.asarray(asyncio.run(embedder.embed(query_texts)), dtype=np.float32),
-        )
+        data = scale_data(folder / "scale.npz", base, questions, embedder)
         sizes = args.scale or [10_000, 100_000, 300_000]
         scale_rows = [r for size in sizes for r in scale(size, base, data, folder)]
 

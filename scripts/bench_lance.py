@@ -12,15 +12,13 @@ not a dependency of the project: ``pip install lancedb`` to run this.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import importlib.util
 import json
 import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
-from bench_docs import QUESTIONS, corpus, ingest, worker
+from bench_docs import QUESTIONS, corpus, corpus_points, ingest, measured, scale_data
 
 from fathom_ray.adapters.edge_documents import EdgeDocumentStore
 from fathom_ray.adapters.llm_backends import ThreadedEmbedder
@@ -44,26 +42,15 @@ def main() -> None:
         folder = Path(tmp)
         store = EdgeDocumentStore(folder / "corpus", 384, "corpus")
         ingest(corpus(questions, 40), store, ThreadedEmbedder(ingest_embedder(load_settings())))
-        base = [(str(p["text"]), str(p["heading"]), v) for p, v in store.chunk_points()]
+        base = corpus_points(store)
         store.close()
-        texts = [str(q["question"]) for q in questions]
-        data = folder / "scale.npz"
-        np.savez(
-            data,
-            texts=json.dumps([(text, heading) for text, heading, _ in base]),
-            vectors=np.asarray([v for _, _, v in base], dtype=np.float32),
-            questions=json.dumps(texts),
-            query_vectors=np.asarray(
-                asyncio.run(ThreadedEmbedder(EmbedderSettings()).embed(texts)), dtype=np.float32
-            ),
-        )
+        data = scale_data(folder / "scale.npz", base, questions, ThreadedEmbedder(EmbedderSettings()))
         sizes = args.scale or [10_000, 100_000]
         p95: dict[str, float] = {}
         for size in sizes:
             edge_p95 = 0.0
             for engine, label in ENGINES:
-                written = worker("ingest", engine, size, data, folder / f"{engine}{size}")
-                searched = worker("query", engine, size, data, folder / f"{engine}{size}")
+                written, searched = measured(engine, size, data, folder)
                 edge_p95 = edge_p95 or searched["p95_ms"]
                 p95[engine] = searched["p95_ms"]  # the largest size's, in the end
                 rows.append(

@@ -8,6 +8,9 @@ one to the other by copying points, and a hit reads the same from either.
 from __future__ import annotations
 
 import uuid
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 from fathom_ray.documents.models import Chunk, Document, DocumentHit
@@ -99,3 +102,73 @@ def sorted_documents(records: list[dict[str, Any]]) -> list[Document]:
     """The complete records as documents, by title."""
     documents = [document_of(r) for r in records if r.get("complete")]
     return sorted(documents, key=lambda d: (d.title.lower(), d.id))
+
+
+class DocumentRecords(ABC):
+    """What every document store keeps, whatever its engine: a document's record is written first
+    marked incomplete, then its chunks (its old ones gone), then the record marked complete; what an
+    interrupted ``put`` left (an incomplete record, some chunks) is swept when the store opens, so
+    nothing half-ingested is ever listed or kept. An engine gives the calls below."""
+
+    @abstractmethod
+    def _writing(self, action: str) -> AbstractContextManager[None]:
+        """Around every write: the engine's failures as a ``StoreError`` naming ``action``."""
+
+    @abstractmethod
+    def _record(self, document_id: str) -> dict[str, Any] | None: ...
+
+    @abstractmethod
+    def records(self) -> list[dict[str, Any]]:
+        """Every document record's payload, complete or not."""
+
+    @abstractmethod
+    def _put_record(self, document_id: str, payload: dict[str, Any]) -> None: ...
+
+    @abstractmethod
+    def _put_chunks(
+        self, document: Document, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
+    ) -> None: ...
+
+    @abstractmethod
+    def _delete_chunks(self, document_id: str) -> None: ...
+
+    @abstractmethod
+    def _delete_record(self, document_id: str) -> None: ...
+
+    def document(self, document_id: str) -> Document | None:
+        found = self._record(document_id)
+        return document_of(found) if found and found.get("complete") else None
+
+    def documents(self) -> list[Document]:
+        return sorted_documents(self.records())
+
+    def put(self, document: Document, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]) -> None:
+        """Store ``document`` with exactly these chunks (its old chunks go)."""
+        if len(chunks) != len(vectors):
+            raise ValueError(f"{len(chunks)} chunks but {len(vectors)} vectors")
+        with self._writing(f"writing {document.id}"):
+            self._write_record(document, complete=False)
+            self._delete_chunks(document.id)
+            self._put_chunks(document, chunks, vectors)
+            self._write_record(document, complete=True)
+
+    def remove(self, document_id: str) -> bool:
+        """Delete a document and its chunks; False when there was no such document."""
+        if self._record(document_id) is None:
+            return False
+        self._drop(document_id)
+        return True
+
+    def _sweep(self) -> None:
+        """Remove what an interrupted ``put`` left: incomplete records and their chunks."""
+        for record in self.records():
+            if not record.get("complete"):
+                self._drop(str(record["id"]))
+
+    def _write_record(self, document: Document, complete: bool) -> None:
+        self._put_record(document.id, record_payload(document, complete))
+
+    def _drop(self, document_id: str) -> None:
+        with self._writing(f"removing {document_id}"):
+            self._delete_record(document_id)
+            self._delete_chunks(document_id)

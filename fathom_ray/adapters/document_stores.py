@@ -20,7 +20,7 @@ import qdrant_edge as qe
 from fathom_ray.adapters.document_points import EMBEDDING_DIMENSION
 from fathom_ray.adapters.edge_documents import EdgeDocumentStore
 from fathom_ray.adapters.qdrant_documents import QdrantDocumentStore
-from fathom_ray.errors import StoreError
+from fathom_ray.adapters.qdrant_memory import move_local_mode
 from fathom_ray.settings import QdrantSettings, Settings
 
 LEGACY_FOLDER = "documents"  # qdrant-client local mode, before Qdrant Edge
@@ -60,12 +60,15 @@ def migrate(legacy: Path, collection: str, store: EdgeDocumentStore, say: Notice
     started = time.monotonic()
     say(f"moving the document store at {legacy} into Qdrant Edge ({store.folder}); this runs once")
     old = QdrantDocumentStore(QdrantSettings(), legacy, EMBEDDING_DIMENSION, collection)
-    try:
+    records: list[dict[str, Any]] = []
+    copied = 0
+
+    def copy() -> None:
+        nonlocal copied
         old.start()
-        records = [r for r in old.records() if r.get("complete")]
+        records.extend(r for r in old.records() if r.get("complete"))
         complete = {str(r["id"]) for r in records}
         batch: list[qe.Point] = []
-        copied = 0
         for point in old.chunk_points():
             payload = dict(point.payload or {})
             if str(payload.get("document_id")) not in complete or not isinstance(point.vector, dict):
@@ -77,14 +80,8 @@ def migrate(legacy: Path, collection: str, store: EdgeDocumentStore, say: Notice
                 batch = []
         store.put_points(records, batch)
         copied += len(batch)
-    except StoreError:
-        raise
-    except Exception as e:  # a local-mode folder we cannot read: say so, lose nothing
-        raise StoreError("qdrant", f"could not read the earlier document store at {legacy}: {e}") from e
-    finally:
-        old.close()
-    kept = legacy.with_name(LEGACY_KEPT)
-    legacy.rename(kept)
+
+    kept = move_local_mode(legacy, LEGACY_KEPT, "document store", old, copy)
     say(
         f"moved {len(records)} documents ({copied} chunks) in {time.monotonic() - started:.1f} s; "
         f"the old store is kept at {kept} (delete it when you no longer need it)"

@@ -25,15 +25,13 @@ from fathom_ray.adapters.document_points import (
     PREFETCH,
     RRF_K,
     SPARSE_WEIGHT,
+    DocumentRecords,
     check_mode,
     chunk_payload,
     chunk_point_id,
     chunk_sparse,
-    document_of,
     hit_of,
     point_id,
-    record_payload,
-    sorted_documents,
     sparse_weight_of,
 )
 from fathom_ray.documents.models import Chunk, Document, DocumentHit
@@ -77,6 +75,15 @@ def check_writable(folder: Path) -> None:
         raise StoreError(STORE, f"{folder} is read-only (not permitted to write)")
 
 
+@contextmanager
+def writing(lock: threading.RLock, folder: Path, action: str) -> Iterator[None]:
+    """One write of an embedded store: under its lock, the disk checked first, failures as a
+    ``StoreError`` naming ``action``."""
+    with lock, failing(action):
+        check_writable(folder)
+        yield
+
+
 def open_shard(path: Path, config: qe.EdgeConfig) -> qe.EdgeShard:
     """The shard at ``path``, created with ``config`` when there is none yet."""
     if path.is_dir() and any(path.iterdir()):
@@ -93,7 +100,7 @@ def open_shard(path: Path, config: qe.EdgeConfig) -> qe.EdgeShard:
     return qe.EdgeShard.create(str(path), config)
 
 
-class EdgeDocumentStore:
+class EdgeDocumentStore(DocumentRecords):
     def __init__(
         self, path: Path, dimension: int, collection: str, sparse_weight: float = SPARSE_WEIGHT
     ) -> None:
@@ -136,9 +143,7 @@ class EdgeDocumentStore:
                     chunks.update(
                         qe.UpdateOperation.create_field_index("document_id", qe.PayloadSchemaType.Keyword)
                     )
-            for record in self._scroll_records():
-                if not record.get("complete"):
-                    self._drop(str(record["id"]))
+            self._sweep()
 
     def close(self) -> None:
         with self._lock:
@@ -148,37 +153,10 @@ class EdgeDocumentStore:
                     shard.close()
             self._chunks = self._records = None
 
-    def document(self, document_id: str) -> Document | None:
-        found = self._retrieve(self._shards[1], point_id(document_id))
-        return document_of(found) if found and found.get("complete") else None
-
-    def documents(self) -> list[Document]:
-        return sorted_documents(self._scroll_records())
-
-    def put(self, document: Document, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]) -> None:
-        """Store ``document`` with exactly these chunks (its old chunks go)."""
-        if len(chunks) != len(vectors):
-            raise ValueError(f"{len(chunks)} chunks but {len(vectors)} vectors")
-        chunk_shard, _ = self._shards
-        with self._lock, failing(f"writing {document.id}"):
-            check_writable(self._folder)
-            self._write_record(document, complete=False)
-            chunk_shard.update(qe.UpdateOperation.delete_points_by_filter(_of_document(document.id)))
-            for at in range(0, len(chunks), UPSERT_BATCH):
-                points = [
-                    self._point(document, c, v)
-                    for c, v in zip(
-                        chunks[at : at + UPSERT_BATCH], vectors[at : at + UPSERT_BATCH], strict=True
-                    )
-                ]
-                chunk_shard.update(qe.UpdateOperation.upsert_points(points))
-            self._write_record(document, complete=True)
-
     def put_points(self, records: Sequence[dict[str, Any]], chunks: Sequence[qe.Point]) -> None:
         """Points copied from another store as they are (a migration); records written last."""
         chunk_shard, record_shard = self._shards
-        with self._lock, failing("copying points"):
-            check_writable(self._folder)
+        with self._writing("copying points"):
             for at in range(0, len(chunks), UPSERT_BATCH):
                 chunk_shard.update(qe.UpdateOperation.upsert_points(list(chunks[at : at + UPSERT_BATCH])))
             points = [qe.Point(point_id(str(r["id"])), [1.0], dict(r)) for r in records]
@@ -201,13 +179,6 @@ class EdgeDocumentStore:
                     yield dict(record.payload), [float(x) for x in vectors["dense"]]  # type: ignore[union-attr,arg-type]
             if offset is None:
                 return
-
-    def remove(self, document_id: str) -> bool:
-        """Delete a document and its chunks; False when there was no such document."""
-        if self._retrieve(self._shards[1], point_id(document_id)) is None:
-            return False
-        self._drop(document_id)
-        return True
 
     def chunk(self, document_id: str, index: int) -> DocumentHit | None:
         """One chunk by its document and index (a research session reads ``doc://ID#chunk`` so)."""
@@ -268,18 +239,16 @@ class EdgeDocumentStore:
             chunk_point_id(chunk.document_id, chunk.index), vectors, chunk_payload(document, chunk)
         )
 
-    def _write_record(self, document: Document, complete: bool) -> None:
-        point = qe.Point(point_id(document.id), [1.0], record_payload(document, complete))
-        self._shards[1].update(qe.UpdateOperation.upsert_points([point]))
+    @contextmanager
+    def _writing(self, action: str) -> Iterator[None]:
+        self.start()
+        with writing(self._lock, self._folder, action):
+            yield
 
-    def _drop(self, document_id: str) -> None:
-        chunk_shard, record_shard = self._shards
-        with self._lock, failing(f"removing {document_id}"):
-            check_writable(self._folder)
-            record_shard.update(qe.UpdateOperation.delete_points([point_id(document_id)]))
-            chunk_shard.update(qe.UpdateOperation.delete_points_by_filter(_of_document(document_id)))
+    def _record(self, document_id: str) -> dict[str, Any] | None:
+        return self._retrieve(self._shards[1], point_id(document_id))
 
-    def _scroll_records(self) -> list[dict[str, Any]]:
+    def records(self) -> list[dict[str, Any]]:
         records: list[dict[str, Any]] = []
         offset = None
         with self._lock, failing("listing"):
@@ -290,3 +259,21 @@ class EdgeDocumentStore:
                 records += [dict(r.payload) for r in found if r.payload]
                 if offset is None:
                     return records
+
+    def _put_record(self, document_id: str, payload: dict[str, Any]) -> None:
+        point = qe.Point(point_id(document_id), [1.0], payload)
+        self._shards[1].update(qe.UpdateOperation.upsert_points([point]))
+
+    def _put_chunks(
+        self, document: Document, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
+    ) -> None:
+        for at in range(0, len(chunks), UPSERT_BATCH):
+            batch = zip(chunks[at : at + UPSERT_BATCH], vectors[at : at + UPSERT_BATCH], strict=True)
+            points = [self._point(document, c, v) for c, v in batch]
+            self._shards[0].update(qe.UpdateOperation.upsert_points(points))
+
+    def _delete_chunks(self, document_id: str) -> None:
+        self._shards[0].update(qe.UpdateOperation.delete_points_by_filter(_of_document(document_id)))
+
+    def _delete_record(self, document_id: str) -> None:
+        self._shards[1].update(qe.UpdateOperation.delete_points([point_id(document_id)]))

@@ -12,7 +12,7 @@ from typing import Any
 
 import qdrant_edge as qe
 
-from fathom_ray.adapters.edge_documents import check_writable, failing, open_shard
+from fathom_ray.adapters.edge_documents import failing, open_shard, writing
 from fathom_ray.adapters.memory_points import SourceMemory
 
 
@@ -59,8 +59,7 @@ class EdgeSourceMemory(SourceMemory):
     def put_points(self, pages: list[qe.Point], domains: list[qe.Point]) -> None:
         """Points copied from another store as they are (a migration)."""
         page_shard, domain_shard = self._shards
-        with self._lock, failing("copying points"):
-            check_writable(self._path)
+        with writing(self._lock, self._path, "copying points"):
             for shard, points in ((page_shard, pages), (domain_shard, domains)):
                 if points:
                     shard.update(qe.UpdateOperation.upsert_points(points))
@@ -79,13 +78,11 @@ class EdgeSourceMemory(SourceMemory):
         return [dict(r.payload) for r in found if r.payload]
 
     def _put_domain(self, key: str, payload: dict[str, Any]) -> None:
-        with self._lock, failing("writing a domain"):
-            check_writable(self._path)
+        with writing(self._lock, self._path, "writing a domain"):
             self._shards[1].update(qe.UpdateOperation.upsert_points([qe.Point(key, [1.0], payload)]))
 
     def _put_page(self, key: str, vector: list[float], payload: dict[str, Any]) -> None:
-        with self._lock, failing("writing a page"):
-            check_writable(self._path)
+        with writing(self._lock, self._path, "writing a page"):
             self._shards[0].update(qe.UpdateOperation.upsert_points([qe.Point(key, vector, payload)]))
 
     def _nearest(

@@ -13,8 +13,7 @@ import qdrant_edge as qe
 
 from fathom_ray.adapters.edge_memory import EdgeSourceMemory
 from fathom_ray.adapters.memory_points import SourceMemory
-from fathom_ray.adapters.qdrant_memory import QdrantSourceMemory
-from fathom_ray.errors import StoreError
+from fathom_ray.adapters.qdrant_memory import QdrantSourceMemory, move_local_mode
 from fathom_ray.settings import Settings
 
 LEGACY_FOLDER = "qdrant"
@@ -43,22 +42,19 @@ def migrate(legacy: Path, settings: Settings, memory: EdgeSourceMemory, dimensio
     """Copy the local-mode memory at ``legacy`` into ``memory``; keep the old folder, renamed."""
     logger.warning("moving the source memory at %s into Qdrant Edge; this runs once", legacy)
     old = QdrantSourceMemory(settings.qdrant, legacy, dimension)
-    try:
-        pages = [
+    pages: list[qe.Point] = []
+    domains: list[qe.Point] = []
+
+    def copy() -> None:
+        pages.extend(
             qe.Point(str(p.id), [float(x) for x in p.vector], dict(p.payload or {}))  # type: ignore[arg-type]
             for p in old.points(pages=True)
             if isinstance(p.vector, list)
-        ]
-        domains = [qe.Point(str(p.id), [1.0], dict(p.payload or {})) for p in old.points(pages=False)]
+        )
+        domains.extend(qe.Point(str(p.id), [1.0], dict(p.payload or {})) for p in old.points(pages=False))
         memory.put_points(pages, domains)
-    except StoreError:
-        raise
-    except Exception as e:  # a local-mode folder we cannot read: say so, lose nothing
-        raise StoreError("qdrant", f"could not read the earlier source memory at {legacy}: {e}") from e
-    finally:
-        old.close()
-    kept = legacy.with_name(LEGACY_KEPT)
-    legacy.rename(kept)
+
+    kept = move_local_mode(legacy, LEGACY_KEPT, "source memory", old, copy)
     logger.warning(
         "moved %d pages and %d domains; the old memory is kept at %s", len(pages), len(domains), kept
     )

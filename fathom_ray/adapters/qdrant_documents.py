@@ -11,6 +11,7 @@ one call (a payload filter); hybrid search is one query, two prefetches fused by
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -37,15 +38,13 @@ from fathom_ray.adapters.document_points import (
     PREFETCH,
     RRF_K,
     SPARSE_WEIGHT,
+    DocumentRecords,
     check_mode,
     chunk_payload,
     chunk_point_id,
     chunk_sparse,
-    document_of,
     hit_of,
     point_id,
-    record_payload,
-    sorted_documents,
     sparse_weight_of,
 )
 from fathom_ray.adapters.qdrant_memory import open_client
@@ -62,7 +61,7 @@ def _of_document(document_id: str) -> Filter:
     return Filter(must=[FieldCondition(key="document_id", match=MatchValue(value=document_id))])
 
 
-class QdrantDocumentStore:
+class QdrantDocumentStore(DocumentRecords):
     def __init__(
         self,
         settings: QdrantSettings,
@@ -96,9 +95,7 @@ class QdrantDocumentStore:
                 )
         except _ERRORS as e:
             raise StoreError("qdrant", str(e)) from e
-        for record in self.records():
-            if not record.get("complete"):
-                self._drop(str(record["id"]))
+        self._sweep()
 
     @property
     def client(self) -> QdrantClient:
@@ -110,36 +107,6 @@ class QdrantDocumentStore:
         if self._client is not None:
             self._client.close()
             self._client = None
-
-    def document(self, document_id: str) -> Document | None:
-        found = self.client.retrieve(self._records, [point_id(document_id)], with_payload=True)
-        payload = found[0].payload if found else None
-        return document_of(payload) if payload and payload.get("complete") else None
-
-    def documents(self) -> list[Document]:
-        return sorted_documents(self.records())
-
-    def put(self, document: Document, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]) -> None:
-        """Store ``document`` with exactly these chunks (its old chunks go)."""
-        if len(chunks) != len(vectors):
-            raise ValueError(f"{len(chunks)} chunks but {len(vectors)} vectors")
-        try:
-            self._write_record(document, complete=False)
-            self.client.delete(self._chunks, points_selector=FilterSelector(filter=_of_document(document.id)))
-            points = [self._point(document, c, v) for c, v in zip(chunks, vectors, strict=True)]
-            for at in range(0, len(points), UPSERT_BATCH):
-                self.client.upsert(self._chunks, points[at : at + UPSERT_BATCH])
-            self._write_record(document, complete=True)
-        except _ERRORS as e:
-            raise StoreError("qdrant", str(e)) from e
-
-    def remove(self, document_id: str) -> bool:
-        """Delete a document and its chunks; False when there was no such document."""
-        found = self.client.retrieve(self._records, [point_id(document_id)])
-        if not found:
-            return False
-        self._drop(document_id)
-        return True
 
     def chunk(self, document_id: str, index: int) -> DocumentHit | None:
         """One chunk by its document and index (a research session reads ``doc://ID#chunk`` so)."""
@@ -182,10 +149,6 @@ class QdrantDocumentStore:
             raise StoreError("qdrant", str(e)) from e
         return [hit_of(p.payload, float(p.score)) for p in result.points if p.payload]
 
-    def records(self) -> list[dict[str, Any]]:
-        """Every document record's payload, complete or not."""
-        return [dict(p.payload) for p in self._scroll(self._records, False) if p.payload]
-
     def chunk_points(self) -> Iterator[Record]:
         """Every chunk point with its payload and both vectors (for a migration)."""
         return self._scroll(self._chunks, True)
@@ -203,18 +166,37 @@ class QdrantDocumentStore:
             payload=chunk_payload(document, chunk),
         )
 
-    def _write_record(self, document: Document, complete: bool) -> None:
-        point = PointStruct(
-            id=point_id(document.id), vector=[1.0], payload=record_payload(document, complete)
-        )
-        self.client.upsert(self._records, [point])
-
-    def _drop(self, document_id: str) -> None:
+    @contextmanager
+    def _writing(self, action: str) -> Iterator[None]:
         try:
-            self.client.delete(self._records, points_selector=[point_id(document_id)])
-            self.client.delete(self._chunks, points_selector=FilterSelector(filter=_of_document(document_id)))
+            yield
         except _ERRORS as e:
             raise StoreError("qdrant", str(e)) from e
+
+    def _record(self, document_id: str) -> dict[str, Any] | None:
+        found = self.client.retrieve(self._records, [point_id(document_id)], with_payload=True)
+        return dict(found[0].payload) if found and found[0].payload else None
+
+    def records(self) -> list[dict[str, Any]]:
+        """Every document record's payload, complete or not."""
+        return [dict(p.payload) for p in self._scroll(self._records, False) if p.payload]
+
+    def _put_record(self, document_id: str, payload: dict[str, Any]) -> None:
+        point = PointStruct(id=point_id(document_id), vector=[1.0], payload=payload)
+        self.client.upsert(self._records, [point])
+
+    def _put_chunks(
+        self, document: Document, chunks: Sequence[Chunk], vectors: Sequence[Sequence[float]]
+    ) -> None:
+        points = [self._point(document, c, v) for c, v in zip(chunks, vectors, strict=True)]
+        for at in range(0, len(points), UPSERT_BATCH):
+            self.client.upsert(self._chunks, points[at : at + UPSERT_BATCH])
+
+    def _delete_chunks(self, document_id: str) -> None:
+        self.client.delete(self._chunks, points_selector=FilterSelector(filter=_of_document(document_id)))
+
+    def _delete_record(self, document_id: str) -> None:
+        self.client.delete(self._records, points_selector=[point_id(document_id)])
 
     def _scroll(self, collection: str, with_vectors: bool) -> Iterator[Record]:
         offset = None

@@ -6,10 +6,10 @@ fathom_ray/adapters/memory_points.py's; this is where the points go.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from qdrant_client import QdrantClient
 from qdrant_client.http.exceptions import UnexpectedResponse
@@ -19,10 +19,22 @@ from fathom_ray.adapters.memory_points import SourceMemory, Suggestion
 from fathom_ray.errors import StoreError
 from fathom_ray.settings import QdrantSettings
 
-__all__ = ["QDRANT_FAILURES", "QdrantSourceMemory", "Suggestion", "failing_as_store_error", "open_client"]
+__all__ = [
+    "QDRANT_FAILURES",
+    "QdrantSourceMemory",
+    "Suggestion",
+    "failing_as_store_error",
+    "move_local_mode",
+    "open_client",
+]
+
 
 # what a Qdrant client raises when its store fails: a server's answer, or local mode's files
 # (its SQLite, on a disk gone read-only or full)
+class Closing(Protocol):
+    def close(self) -> None: ...
+
+
 QDRANT_FAILURES = (UnexpectedResponse, RuntimeError, ValueError, OSError, sqlite3.Error)
 
 
@@ -33,6 +45,23 @@ def failing_as_store_error(store: str) -> Iterator[None]:
         yield
     except QDRANT_FAILURES as e:
         raise StoreError(store, f"{type(e).__name__}: {e}") from e
+
+
+def move_local_mode(legacy: Path, kept_name: str, what: str, old: Closing, copy: Callable[[], None]) -> Path:
+    """Run ``copy`` (reading the local-mode store ``old`` at ``legacy`` into its successor), close
+    ``old``, then keep its folder beside, renamed ``kept_name``: nothing is deleted. A folder that
+    cannot be read is a ``StoreError`` saying so, and stays where it was."""
+    try:
+        copy()
+    except StoreError:
+        raise
+    except Exception as e:  # a local-mode folder we cannot read: say so, lose nothing
+        raise StoreError("qdrant", f"could not read the earlier {what} at {legacy}: {e}") from e
+    finally:
+        old.close()
+    kept = legacy.with_name(kept_name)
+    legacy.rename(kept)
+    return kept
 
 
 def open_client(settings: QdrantSettings, path: Path) -> QdrantClient:
