@@ -3,7 +3,8 @@
 Loaded offline from the package's folder; vectors are normalised (cosine is a
 dot product) and cached by text hash; batches go to the GPU when there is one. On a CPU with
 native bfloat16 (AMX or AVX-512 BF16) ``precision="auto"`` runs the model in bfloat16: about 3x
-the texts per second, each vector within 0.002 of float32's cosine (scripts/bench_docs.py).
+the texts per second on one thread here, each vector within 0.002 of float32's cosine (measured by
+hand on the doc corpus; scripts/bench_docs.py measures the ingestion it speeds up).
 """
 
 from __future__ import annotations
