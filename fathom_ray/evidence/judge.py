@@ -83,7 +83,10 @@ class EvidenceJudge:
 
     async def decompose(self, goal: str, count: int) -> Judged[answers.Checklist]:
         started = time.monotonic()
-        return self._judged("decompose", answers.Checklist(questions=decompose(goal, count)), started)
+        # Built, not validated: the schema's bounds hold a model's output in, and these items are the
+        # user's goal (up to GOAL_MAX_CHARS) and its parts, which a bound of 300 would throw away.
+        checklist = answers.Checklist.model_construct(questions=decompose(goal, count))
+        return self._judged("decompose", checklist, started)
 
     async def analyse_page(
         self, goal: str, checklist: Sequence[ChecklistItem], facts: Sequence[Fact], page: ExtractedPage

@@ -137,6 +137,22 @@ def test_a_thing_named_as_known_but_never_named_before_is_asked_first() -> None:
     assert len(parts("When did the Vasa sink, and who designed the hull?")) == 2
 
 
+def test_the_evidence_judge_decomposes_a_goal_longer_than_a_models_answer_may_be() -> None:
+    # the schema's 300-character bound holds a model's output in; a long goal keeps its parts
+    goal = (
+        "Among the many changes that the core developers of the language made to its grammar over "
+        "the releases of the last decade, with long discussions on the mailing lists and a steering "
+        "council vote on the most contested of them, which Python version introduced assignment "
+        "expressions, and who wrote the PEP?"
+    )
+    assert len(goal) > 300
+    checklist = asyncio.run(EvidenceJudge(None).decompose(goal, 5)).answer
+    assert checklist is not None
+    assert checklist.questions == decompose(goal, 5)
+    assert checklist.questions[0] == goal
+    assert len(checklist.questions) == 4  # the goal, which version, which PEP, who wrote it
+
+
 @pytest.mark.parametrize(
     "goal",
     [

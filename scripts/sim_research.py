@@ -1,0 +1,261 @@
+"""The research loop in one process, for tuning: every question of a set through the real round driver.
+
+`fathom eval` runs each session through Ray, Chromium and the actors: a faithful measure, at about
+15 s a question. This runs the same ``ResearchSession`` with the same evidence judge, embedder,
+extraction, frontier and offline search index, in one process: pages are read from the offline web
+over plain HTTP (its pages are static, so the text is Chromium's), source memory is empty (as in an
+eval run) and there is no Ray. A set of 46 questions takes a minute or two, so a change to the loop
+can be tried on the dev set at once; the numbers that count stay those of `fathom eval`
+(scripts/bench_eval.py), which this never writes.
+
+Per question it prints the evidence pages one pass reads (the goal's top results) and those the
+loop reads, then the means and their ratio:
+
+    .venv/bin/python scripts/sim_research.py dev quick [--only q08,q15] [--seed 7] [--show]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from fathom_ray.adapters.memory_points import Suggestion
+from fathom_ray.adapters.search_backends import open_searcher
+from fathom_ray.adapters.sentence_embedder import SentenceEmbedder
+from fathom_ray.answer_sheet import to_json as answer_json
+from fathom_ray.evaluation.scoring import answer_lines
+from fathom_ray.evidence.judge import EvidenceJudge
+from fathom_ray.extraction import extract_main_text
+from fathom_ray.frontier import EntryState, SessionFrontier
+from fathom_ray.models import (
+    Candidate,
+    Event,
+    EventType,
+    ExtractedPage,
+    FetchResult,
+    FetchStatus,
+    Preview,
+    ResearchRequest,
+    SearchResult,
+)
+from fathom_ray.network import NetworkMap, settings_for
+from fathom_ray.normalise import answer_match
+from fathom_ray.ports import Searcher
+from fathom_ray.search import search_all
+from fathom_ray.session_events import EventLog
+from fathom_ray.session_loop import ResearchSession, Services
+from fathom_ray.session_state import SessionState
+from fathom_ray.settings import load_settings
+from fathom_ray.testweb.server import TestWeb
+
+DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
+SETS = {
+    "dev": DATA / "dev_questions.jsonl",
+    "held-out": DATA / "heldout_questions.jsonl",
+    "validation": DATA / "validation_questions.jsonl",
+}
+
+
+class OfflineWeb:
+    """Browser, extractor, embedder, memory and search over the offline web, in this process."""
+
+    def __init__(self, port: int, searcher: Searcher, embedder: SentenceEmbedder) -> None:
+        self._http = httpx.AsyncClient(timeout=30.0)
+        self._port = port
+        self._searcher = searcher
+        self._embedder = embedder
+        self._pages: dict[str, str] = {}
+
+    async def close(self) -> None:
+        await self._http.aclose()
+
+    async def _get(self, url: str) -> tuple[int, str, str]:
+        if url not in self._pages:
+            parts = httpx.URL(url)
+            response = await self._http.get(
+                f"http://127.0.0.1:{self._port}{parts.raw_path.decode()}", headers={"Host": parts.host}
+            )
+            self._pages[url] = f"{response.status_code}\n{response.headers.get('content-type', '')}\n"
+            self._pages[url] += response.text
+        status, kind, body = self._pages[url].split("\n", 2)
+        return int(status), kind, body
+
+    # browser
+    async def fetch(self, url: str) -> FetchResult:
+        status, kind, body = await self._get(url)
+        if status != 200:
+            return FetchResult(url, FetchStatus.HTTP_ERROR, http_status=status)
+        return FetchResult(url, FetchStatus.OK, final_url=url, http_status=200, content_type=kind, body=body)
+
+    async def crawl_delay(self, url: str) -> float | None:
+        return None
+
+    async def preview(self, url: str) -> Preview:
+        status, _, body = await self._get(url)
+        return Preview(url, FetchStatus.OK if status == 200 else FetchStatus.HTTP_ERROR, text_chars=len(body))
+
+    # extractor
+    async def extract(self, result: FetchResult) -> ExtractedPage:
+        return await asyncio.to_thread(extract_main_text, result.body, result.final_url or result.url)
+
+    # embedder
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return self._embedder.embed(texts)
+
+    # memory: empty, as in an eval run
+    async def domain_qualities(self, domains: Sequence[str]) -> dict[str, float]:
+        return dict.fromkeys(domains, 0.5)
+
+    async def suggest(self, vector: Sequence[float], limit: int, exclude: Sequence[str]) -> list[Suggestion]:
+        return []
+
+    async def record_page(self, url: str, **kwargs: Any) -> None:
+        return None
+
+    # search
+    async def search(self, queries: Sequence[str], limit: int) -> list[SearchResult]:
+        return await search_all(self._searcher, queries, limit)
+
+
+class Frontier:
+    def __init__(self) -> None:
+        self.pool = SessionFrontier(1000)
+
+    async def add(self, session_id: str, candidates: Sequence[Candidate]) -> int:
+        return len(self.pool.add(candidates))
+
+    async def pending(self, session_id: str) -> list[Candidate]:
+        return self.pool.pending()
+
+    async def known(self, session_id: str) -> list[str]:
+        return self.pool.urls()
+
+    async def mark(self, session_id: str, url: str, state: str, reason: str = "") -> None:
+        self.pool.mark(url, EntryState(state), reason)
+
+    async def reserve(self, url: str) -> float:
+        return 0.0
+
+    async def set_crawl_delay(self, url: str, delay_s: float | None) -> None:
+        return None
+
+    async def checkpoint(self, session_id: str) -> None:
+        return None
+
+
+class Memory:
+    def __init__(self, web: OfflineWeb) -> None:
+        self.domain_qualities = web.domain_qualities
+        self.suggest = web.suggest
+        self.record_page = web.record_page
+
+    async def checkpoint(self, state: SessionState, events: Sequence[Event]) -> None:
+        return None
+
+
+async def one(web: OfflineWeb, question: dict[str, Any], depth: str, seed: int) -> dict[str, Any]:
+    settings = load_settings()
+    research = settings.research.model_copy(update={"seed": seed})
+    judge = EvidenceJudge(web, settings.llm.evidence_threshold)
+    services = Services(judge, web, web, web, Memory(web), Frontier(), web)
+    request = ResearchRequest(question["question"], depth=depth)
+    session = ResearchSession(
+        SessionState(question["id"], request), EventLog(question["id"]), services, research
+    )
+    state = await session.run()
+    read = [p.url for p in state.pages if p.status == "ok"]
+    goal = [r.url for r in await web.search([question["question"]], max(8, request.budget.pages))]
+    one_pass = goal[: request.budget.pages]
+    evidence = set(question["evidence_urls"])
+    queries = [e.data["queries"] for e in session.events.events if e.type is EventType.SEARCHING]
+    return {
+        "id": question["id"],
+        "fathom": len(evidence & set(read)) / len(evidence),
+        "single": len(evidence & set(one_pass)) / len(evidence),
+        "read": read,
+        "one_pass": one_pass,
+        "evidence": sorted(evidence),
+        "queries": queries,
+        "checklist": [(i.question, i.satisfied) for i in state.checklist],
+        "facts": len(state.ledger.facts),
+        "answer_line": answer_match(
+            answer_lines({"answers": [answer_json(a) for a in state.answers]}),
+            question["answer"],
+            question.get("answer_aliases", []),
+        ),
+        "stop": state.stop_reason,
+    }
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    path = SETS[args.set]
+    questions = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    if args.only:
+        questions = [q for q in questions if q["id"] in set(args.only.split(","))]
+    settings = load_settings()
+    embedder = SentenceEmbedder()
+    embedder.start()
+    rows = []
+    with TestWeb() as testweb:
+        network = NetworkMap.offline(testweb.port)
+        async with open_searcher(settings_for(settings, network), network) as searcher:
+            web = OfflineWeb(testweb.port, searcher, embedder)
+            try:
+                for question in questions:
+                    row = await one(web, question, args.depth, args.seed)
+                    rows.append(row)
+                    mark = (
+                        "+"
+                        if row["fathom"] > row["single"]
+                        else "-"
+                        if row["fathom"] < row["single"]
+                        else " "
+                    )
+                    print(
+                        f"{mark} {row['id']} fathom {row['fathom']:.2f} single {row['single']:.2f}",
+                        flush=True,
+                    )
+                    if args.show:
+                        print(
+                            json.dumps(
+                                {
+                                    k: row[k]
+                                    for k in ("read", "one_pass", "evidence", "queries", "checklist", "stop")
+                                },
+                                indent=1,
+                            )
+                        )
+            finally:
+                await web.close()
+    fathom = sum(r["fathom"] for r in rows) / len(rows)
+    single = sum(r["single"] for r in rows) / len(rows)
+    lines = sum(bool(r["answer_line"]) for r in rows) / len(rows)
+    wins = sum(r["fathom"] > r["single"] for r in rows)
+    losses = sum(r["fathom"] < r["single"] for r in rows)
+    print(
+        f"{args.set} {args.depth}: fathom {fathom:.3f} single {single:.3f} ratio {fathom / single:.2f} "
+        f"(better {wins}, worse {losses}, of {len(rows)}); answer lines {lines:.3f}"
+    )
+    if args.out:
+        Path(args.out).write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("set", choices=sorted(SETS))
+    parser.add_argument("depth", choices=["glance", "quick", "focused", "standard"])
+    parser.add_argument("--only", default="")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--show", action="store_true")
+    parser.add_argument("--out", default="")
+    asyncio.run(main_async(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()
