@@ -16,7 +16,7 @@ from actors.coordinator import run_swarm
 from actors.engine import Engine, run_session
 from fathom_ray.errors import FathomError
 from fathom_ray.models import ResearchRequest
-from fathom_ray.results import ResearchResult
+from fathom_ray.research.results import ResearchResult
 from fathom_ray.swarm.plan import check_agents
 
 

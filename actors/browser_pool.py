@@ -16,10 +16,10 @@ from fathom_ray.adapters.http_client import SafeHttpClient
 from fathom_ray.adapters.playwright_fetcher import PlaywrightFetcher
 from fathom_ray.adapters.resolver import MappedResolver
 from fathom_ray.models import FetchResult, FetchStatus, Preview
-from fathom_ray.network import NetworkMap
-from fathom_ray.politeness import RobotsRules
-from fathom_ray.security import UrlPolicy
 from fathom_ray.settings import BrowserSettings, FetchSettings
+from fathom_ray.web.network import NetworkMap
+from fathom_ray.web.politeness import RobotsRules
+from fathom_ray.web.security import UrlPolicy
 
 logger = logging.getLogger(__name__)
 

@@ -21,15 +21,15 @@ from actors.actor_class import actor_class
 from actors.session import ActorDirectory, Remote, RemoteJudge, session_actor
 from actors.swarm_roles import role_actors
 from fathom_ray.models import Event, EventType, JsonValue, ResearchRequest
-from fathom_ray.network import NetworkMap
-from fathom_ray.session_events import EventLog
-from fathom_ray.session_state import FAILED, SessionOutcome, SessionState
+from fathom_ray.research.session_events import EventLog
+from fathom_ray.research.session_state import FAILED, SessionOutcome, SessionState
 from fathom_ray.settings import Settings
 from fathom_ray.swarm.bundle import SwarmReport, bundle_files, report_page, write_bundle
 from fathom_ray.swarm.coordinator import Coordinator, ResearcherOutcome
 from fathom_ray.swarm.plan import SubGoal, check_agents
 from fathom_ray.swarm.results import swarm_result, swarm_state
 from fathom_ray.swarm.task_ledger import Beacon, LedgerRecord, RecordKind, read_text
+from fathom_ray.web.network import NetworkMap
 
 if TYPE_CHECKING:  # the engine's module imports every store and the browser: not for the actor's process
     from actors.engine import Engine

@@ -23,11 +23,11 @@ from actors.source_memory import source_memory_actor
 from actors.task_ledger import task_ledger_actor
 from fathom_ray.errors import FathomError
 from fathom_ray.models import Event, ResearchRequest
-from fathom_ray.network import NetworkMap
-from fathom_ray.placement import PartPlacement, plan_placement
+from fathom_ray.operations.placement import PartPlacement, plan_placement
 from fathom_ray.ports import JudgeInfo
-from fathom_ray.session_state import SessionOutcome
+from fathom_ray.research.session_state import SessionOutcome
 from fathom_ray.settings import Settings
+from fathom_ray.web.network import NetworkMap
 
 STARTUP_TIMEOUT_S = 600
 
@@ -52,7 +52,7 @@ class Engine:
 
 
 def cluster_placement(gpu: bool) -> dict[str, PartPlacement]:
-    """The plan for this Ray's alive nodes (``fathom_ray.placement``)."""
+    """The plan for this Ray's alive nodes (``fathom_ray.operations.placement``)."""
     alive = [node for node in ray.nodes() if node.get("Alive")]  # type: ignore[no-untyped-call]
     return plan_placement({node["NodeID"]: node["Resources"] for node in alive}, judge_on_gpu=gpu)
 

@@ -16,9 +16,9 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from actors.actor_class import actor_class
-from fathom_ray.extraction import extract_main_text, extract_pdf, extract_visible_text
 from fathom_ray.models import ExtractedPage, FetchResult
-from fathom_ray.security import content_kind
+from fathom_ray.web.extraction import extract_main_text, extract_pdf, extract_visible_text
+from fathom_ray.web.security import content_kind
 
 logger = logging.getLogger(__name__)
 

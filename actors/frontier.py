@@ -13,11 +13,11 @@ from urllib.parse import urlsplit
 
 from actors.actor_class import actor_class
 from fathom_ray.adapters.graph_stores import open_graph_store
-from fathom_ray.frontier import EntryState, SessionFrontier
 from fathom_ray.models import Candidate
-from fathom_ray.politeness import Politeness
 from fathom_ray.ports import GraphStore
+from fathom_ray.research.frontier import EntryState, SessionFrontier
 from fathom_ray.settings import Settings
+from fathom_ray.web.politeness import Politeness
 
 
 class FrontierService:

@@ -18,8 +18,8 @@ from typing import Any, TypeVar
 from actors.actor_class import actor_class
 from actors.metrics import JudgeMetrics
 from fathom_ray.adapters.llm_backends import build_judge
-from fathom_ray.llm import answers
-from fathom_ray.llm.judge import Judge, LLMBackend
+from fathom_ray.judges.llm import answers
+from fathom_ray.judges.llm.judge import Judge, LLMBackend
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact, Usage
 from fathom_ray.ports import Judged, JudgeFailure, JudgeInfo, JudgePort
 from fathom_ray.settings import EmbedderSettings, LLMSettings

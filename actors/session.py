@@ -25,7 +25,6 @@ from actors.metrics import SessionMetrics
 from actors.ray_errors import failure_reason
 from actors.task_ledger import AgentReports
 from fathom_ray.adapters.search_backends import open_searcher
-from fathom_ray.browser_fleet import BrowserFleet, PoolLost
 from fathom_ray.models import (
     Event,
     ExtractedPage,
@@ -34,14 +33,15 @@ from fathom_ray.models import (
     ResearchRequest,
     SearchResult,
 )
-from fathom_ray.network import NetworkMap
 from fathom_ray.ports import Judged, JudgeFailure, Searcher
-from fathom_ray.search import search_all
-from fathom_ray.session_events import EventLog
-from fathom_ray.session_loop import ResearchSession, Services
-from fathom_ray.session_state import CANCELLED, FAILED, SessionOutcome, SessionState
+from fathom_ray.research.session_events import EventLog
+from fathom_ray.research.session_loop import ResearchSession, Services
+from fathom_ray.research.session_state import CANCELLED, FAILED, SessionOutcome, SessionState
+from fathom_ray.research.single_pass import single_pass
 from fathom_ray.settings import Settings
-from fathom_ray.single_pass import single_pass
+from fathom_ray.web.browser_fleet import BrowserFleet, PoolLost
+from fathom_ray.web.network import NetworkMap
+from fathom_ray.web.search import search_all
 
 logger = logging.getLogger(__name__)
 
@@ -89,7 +89,7 @@ class ActorDirectory:
         return Handles(**{part: ray.get_actor(self.name(part), self.namespace) for part in ENGINE_PARTS})
 
     def browsers(self, start: int = 0) -> BrowserFleet:
-        """Every browser pool as one browser: the calls spread over them (``fathom_ray.browser_fleet``)."""
+        """Every browser pool as one browser: the calls spread over them (``web.browser_fleet``)."""
         pools = [_Pool(ray.get_actor(name, self.namespace)) for name in self.browser_names()]
         return BrowserFleet(pools, start)
 

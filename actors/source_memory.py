@@ -15,7 +15,7 @@ from fathom_ray.adapters.memory_points import SourceMemory, Suggestion
 from fathom_ray.adapters.memory_stores import open_source_memory
 from fathom_ray.models import Event
 from fathom_ray.ports import GraphStore
-from fathom_ray.session_state import SessionState, SessionSummary
+from fathom_ray.research.session_state import SessionState, SessionSummary
 from fathom_ray.settings import Settings
 
 EMBEDDING_DIMENSION = 384

@@ -10,11 +10,11 @@ from typing import Any
 
 from actors.actor_class import actor_class
 from actors.session import ActorDirectory, Remote
-from fathom_ray.browser_fleet import BrowserFleet
 from fathom_ray.models import Fact, FetchResult
 from fathom_ray.swarm.analyst import MergedFact
 from fathom_ray.swarm.receipts import Receipt
 from fathom_ray.swarm.roles import Analyst, Verifier
+from fathom_ray.web.browser_fleet import BrowserFleet
 
 
 class ServedPages:

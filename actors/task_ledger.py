@@ -15,7 +15,7 @@ from typing import Any
 
 from actors.actor_class import actor_class
 from fathom_ray.models import Event, JsonValue
-from fathom_ray.session_state import SessionState
+from fathom_ray.research.session_state import SessionState
 from fathom_ray.swarm.beacons import BeaconWatch, at_end
 from fathom_ray.swarm.task_ledger import Beacon, LedgerRecord, RecordKind, TaskLedger, read
 

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import TypeAlias
 
 from fathom_ray.errors import InvalidRequestError, InvalidURLError
-from fathom_ray.presets import DEFAULT_DEPTH, PRESETS, Budget, Preset, budget_of, get_preset
-from fathom_ray.urls import canonicalize
+from fathom_ray.research.presets import DEFAULT_DEPTH, PRESETS, Budget, Preset, budget_of, get_preset
+from fathom_ray.web.urls import canonicalize
 
 JsonValue: TypeAlias = "str | int | float | bool | list[JsonValue] | dict[str, JsonValue] | None"
 

@@ -11,8 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from fathom_ray.documents.models import Chunk, Document, DocumentHit
-from fathom_ray.frontier import SessionFrontier
-from fathom_ray.llm import answers
+from fathom_ray.judges.llm import answers
 from fathom_ray.models import (
     Candidate,
     ChecklistItem,
@@ -24,7 +23,8 @@ from fathom_ray.models import (
     SearchResult,
     Usage,
 )
-from fathom_ray.session_state import SessionState, SessionSummary
+from fathom_ray.research.frontier import SessionFrontier
+from fathom_ray.research.session_state import SessionState, SessionSummary
 
 if TYPE_CHECKING:  # the swarm's values; the swarm imports these ports
     from fathom_ray.models import JsonValue
@@ -139,7 +139,7 @@ class FrontierCalls(Protocol):
 
 
 class SearchCalls(Protocol):
-    """Several queries at once, their results merged (``fathom_ray.search.search_all``)."""
+    """Several queries at once, their results merged (``fathom_ray.web.search.search_all``)."""
 
     async def search(self, queries: Sequence[str], limit: int) -> list[SearchResult]: ...
 

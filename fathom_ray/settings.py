@@ -20,7 +20,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from fathom_ray.documents.sparse import SPARSE_WEIGHT
 from fathom_ray.errors import ConfigError
-from fathom_ray.presets import DEFAULT_DEPTH, PRESETS
+from fathom_ray.research.presets import DEFAULT_DEPTH, PRESETS
 
 
 class Section(BaseModel):

@@ -26,9 +26,9 @@ import ray
 
 from actors.batch import read_questions, run_batch
 from actors.engine import start_engine
-from fathom_ray.network import NetworkMap, settings_for
 from fathom_ray.settings import load_settings
 from fathom_ray.testweb.server import TestWeb
+from fathom_ray.web.network import NetworkMap, settings_for
 
 
 def main() -> int:

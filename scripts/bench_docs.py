@@ -46,10 +46,10 @@ from fathom_ray.documents.ask import retrieve
 from fathom_ray.documents.ingest import add_paths
 from fathom_ray.documents.reading import files_under
 from fathom_ray.documents.service import Documents
-from fathom_ray.evidence.judge import EvidenceJudge
-from fathom_ray.ranking import rrf_fuse
+from fathom_ray.judges.evidence.judge import EvidenceJudge
+from fathom_ray.research.ranking import rrf_fuse
 from fathom_ray.settings import DocsSettings, EmbedderSettings, QdrantSettings, ingest_embedder, load_settings
-from fathom_ray.text_index import IndexedDocument
+from fathom_ray.text.text_index import IndexedDocument
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_report import write_section

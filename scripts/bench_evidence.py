@@ -26,13 +26,13 @@ from urllib.parse import urlsplit
 from bench_report import table, write_section
 
 from fathom_ray.adapters.llm_backends import ThreadedEmbedder
-from fathom_ray.evidence.decompose import decompose
-from fathom_ray.evidence.judge import EvidenceJudge
-from fathom_ray.evidence.select import select_passages
-from fathom_ray.extraction import extract_main_text
+from fathom_ray.judges.evidence.decompose import decompose
+from fathom_ray.judges.evidence.judge import EvidenceJudge
+from fathom_ray.judges.evidence.select import select_passages
 from fathom_ray.models import ChecklistItem, ExtractedPage
 from fathom_ray.settings import EmbedderSettings
 from fathom_ray.testweb.sites import read_body, site_for
+from fathom_ray.web.extraction import extract_main_text
 
 ROOT = Path(__file__).resolve().parents[1]
 DEV = ROOT / "tests" / "data" / "dev_questions.jsonl"

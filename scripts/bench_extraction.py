@@ -22,8 +22,8 @@ import trafilatura
 from bench_report import table, write_section
 from selectolax.lexbor import LexborHTMLParser
 
-from fathom_ray.extraction import extract_main_text
-from fathom_ray.extraction_score import BenchmarkScore, score_all, score_page
+from fathom_ray.web.extraction import extract_main_text
+from fathom_ray.web.extraction_score import BenchmarkScore, score_all, score_page
 
 DEFAULT_DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "article-extraction-benchmark"
 Extractor = Callable[[str, str], str]

@@ -26,12 +26,12 @@ from bench_report import table, write_section
 
 from actors.browser_pool import browser_pool_actor
 from actors.extractor_pool import extractor_pool_actor
-from fathom_ray.extraction import extract_main_text
 from fathom_ray.models import FetchResult
-from fathom_ray.network import NetworkMap
 from fathom_ray.settings import BrowserSettings, FetchSettings
 from fathom_ray.testweb.server import TestWeb
 from fathom_ray.testweb.sites import SITES
+from fathom_ray.web.extraction import extract_main_text
+from fathom_ray.web.network import NetworkMap
 
 
 async def run_pages(pool: Any, extractors: list[Any], urls: list[str], concurrency: int) -> tuple[float, int]:

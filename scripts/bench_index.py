@@ -28,7 +28,7 @@ from bench_report import table, write_section
 
 from fathom_ray.testweb.index import site_documents
 from fathom_ray.testweb.sites import SITES
-from fathom_ray.text_index import IndexedDocument, TextIndex
+from fathom_ray.text.text_index import IndexedDocument, TextIndex
 
 ROOT = Path(__file__).resolve().parents[1]
 SETS = ("dev_questions", "heldout_questions", "validation_questions")
@@ -91,7 +91,7 @@ def _opened(engine: str, folder: Path) -> Any:
         import bm25s  # noqa: PLC0415
         import Stemmer  # noqa: PLC0415
 
-        from fathom_ray.term_match import snippet, tokenize  # noqa: PLC0415
+        from fathom_ray.text.term_match import snippet, tokenize  # noqa: PLC0415
 
         stemmer = Stemmer.Stemmer("english")
         retriever = bm25s.BM25.load(str(folder), mmap=True)

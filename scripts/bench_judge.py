@@ -25,11 +25,11 @@ from bench_report import table, write_section
 
 from actors.embedder import embedder_actor
 from actors.judge import judge_actor
-from fathom_ray.extraction import extract_main_text
 from fathom_ray.models import ChecklistItem, ExtractedPage
 from fathom_ray.ports import Judged
 from fathom_ray.settings import EmbedderSettings, LLMSettings
 from fathom_ray.testweb.sites import SITES, read_body
+from fathom_ray.web.extraction import extract_main_text
 
 GOAL = "Which SQLite and PostgreSQL features help concurrent readers and writers, and since which versions?"
 CHECKLIST = [

@@ -28,13 +28,13 @@ from bench_report import table, write_section
 
 from fathom_ray.adapters.sentence_embedder import SentenceEmbedder
 from fathom_ray.cli.web import run_search
-from fathom_ray.frontier import rank_and_sample
 from fathom_ray.models import Candidate, CandidateOrigin
-from fathom_ray.network import NetworkMap, settings_for
-from fathom_ray.presets import get_preset
-from fathom_ray.ranking import rrf_fuse, sample_without_replacement
+from fathom_ray.research.frontier import rank_and_sample
+from fathom_ray.research.presets import get_preset
+from fathom_ray.research.ranking import rrf_fuse, sample_without_replacement
 from fathom_ray.settings import load_settings
 from fathom_ray.testweb.server import TestWeb
+from fathom_ray.web.network import NetworkMap, settings_for
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 SETS = {

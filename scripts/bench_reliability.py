@@ -46,19 +46,19 @@ from fathom_ray.adapters.http_client import SafeHttpClient  # noqa: E402
 from fathom_ray.adapters.llm_backends import ThreadedEmbedder  # noqa: E402
 from fathom_ray.adapters.playwright_fetcher import SETTLE_S, PlaywrightFetcher  # noqa: E402
 from fathom_ray.adapters.resolver import MappedResolver  # noqa: E402
-from fathom_ray.evidence.judge import EvidenceJudge  # noqa: E402
-from fathom_ray.extraction import extract_main_text  # noqa: E402
-from fathom_ray.ledger import FactLedger  # noqa: E402
+from fathom_ray.judges.evidence.judge import EvidenceJudge  # noqa: E402
 from fathom_ray.models import ChecklistItem, ExtractedPage, FetchResult  # noqa: E402
-from fathom_ray.network import NetworkMap  # noqa: E402
 from fathom_ray.ports import JudgePort  # noqa: E402
-from fathom_ray.report import render  # noqa: E402
-from fathom_ray.report_html import render_html  # noqa: E402
-from fathom_ray.security import UrlPolicy  # noqa: E402
+from fathom_ray.research.ledger import FactLedger  # noqa: E402
+from fathom_ray.research.report import render  # noqa: E402
+from fathom_ray.research.report_html import render_html  # noqa: E402
 from fathom_ray.settings import BrowserSettings, EmbedderSettings, FetchSettings  # noqa: E402
 from fathom_ray.testweb.attacks import ATTACKS, FORBIDDEN, Attack, attack_page  # noqa: E402
 from fathom_ray.testweb.server import TestWeb  # noqa: E402
-from fathom_ray.untrusted import make_safe  # noqa: E402
+from fathom_ray.text.untrusted import make_safe  # noqa: E402
+from fathom_ray.web.extraction import extract_main_text  # noqa: E402
+from fathom_ray.web.network import NetworkMap  # noqa: E402
+from fathom_ray.web.security import UrlPolicy  # noqa: E402
 from tests.scripted_judge import ScriptedJudge  # noqa: E402
 
 HOSTILE = (

@@ -31,9 +31,9 @@ from fathom_ray.cli.evaluation import run_one
 from fathom_ray.cli.running import running_engine
 from fathom_ray.evaluation.questions import EvalQuestion, parse_questions
 from fathom_ray.evaluation.run import evaluate
-from fathom_ray.network import NetworkMap, settings_for
 from fathom_ray.settings import load_settings
 from fathom_ray.testweb.server import TestWeb
+from fathom_ray.web.network import NetworkMap, settings_for
 
 ROOT = Path(__file__).resolve().parents[1]
 DEV = ROOT / "tests" / "data" / "dev_questions.jsonl"

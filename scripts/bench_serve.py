@@ -26,9 +26,9 @@ from bench_report import table, write_section
 
 from actors.engine import Engine, run_session, start_engine
 from fathom_ray.models import Event, ResearchRequest
-from fathom_ray.network import NetworkMap
 from fathom_ray.settings import load_settings
 from fathom_ray.testweb.server import TestWeb
+from fathom_ray.web.network import NetworkMap
 from serve.deployment import run_api, shutdown
 
 GOALS = [

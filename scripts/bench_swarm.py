@@ -26,7 +26,7 @@ from bench_report import busy_seconds, busy_share, cpu_times, table, write_secti
 
 from fathom_ray.evaluation.questions import parse_questions
 from fathom_ray.evaluation.run import finish
-from fathom_ray.evidence.decompose import decompose
+from fathom_ray.judges.evidence.decompose import decompose
 
 ROOT = Path(__file__).resolve().parents[1]
 SETS = {

@@ -25,10 +25,10 @@ import psutil
 from bench_report import cpu_times, table, write_section
 
 from actors.browser_pool import BrowserPool
-from fathom_ray.network import NetworkMap
 from fathom_ray.settings import BrowserSettings, FetchSettings
 from fathom_ray.testweb.server import TestWeb
 from fathom_ray.testweb.sites import SITES
+from fathom_ray.web.network import NetworkMap
 
 MODES = {"a fresh tab per page (baseline)": 1, "tabs kept for the next page": 20}
 

@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from fathom_ray.term_match import snippet, tokenize
-from fathom_ray.text_index import Hit, IndexedDocument
+from fathom_ray.text.term_match import snippet, tokenize
+from fathom_ray.text.text_index import Hit, IndexedDocument
 
 SNIPPET_SOURCE_CHARS = 20_000
 FORMAT_VERSION = 1

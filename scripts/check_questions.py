@@ -16,8 +16,8 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from fathom_ray.evaluation.questions import parse_questions
-from fathom_ray.extraction import extract_main_text
 from fathom_ray.testweb.sites import read_body, site_for
+from fathom_ray.web.extraction import extract_main_text
 
 
 def main_text(url: str) -> str | None:

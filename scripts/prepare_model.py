@@ -12,7 +12,7 @@ import os
 import sys
 from pathlib import Path
 
-from fathom_ray.llm.models import DEFAULT_CPU_MODEL_DIR, GGUF_NAME, GGUF_PACKAGE
+from fathom_ray.judges.llm.models import DEFAULT_CPU_MODEL_DIR, GGUF_NAME, GGUF_PACKAGE
 
 
 def gguf_path() -> Path:

@@ -22,10 +22,10 @@ import ray
 
 from actors.engine import Engine, start_engine
 from fathom_ray.models import Event, EventType, ResearchRequest
-from fathom_ray.network import NetworkMap
-from fathom_ray.session_state import SessionState
+from fathom_ray.research.session_state import SessionState
 from fathom_ray.settings import Settings, load_settings
 from fathom_ray.testweb.server import TestWeb
+from fathom_ray.web.network import NetworkMap
 from tests.ray_state import kill_chromium
 from tests.scripted_judge import ScriptedJudge
 

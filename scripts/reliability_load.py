@@ -39,8 +39,8 @@ from ray.util.state import list_actors
 from reliability_faults import offline_settings
 
 from actors.engine import Engine, start_engine
-from fathom_ray.network import NetworkMap
 from fathom_ray.testweb.server import TestWeb
+from fathom_ray.web.network import NetworkMap
 from serve.deployment import run_api, shutdown
 from tests.net import free_port, wait_until_healthy
 from tests.ray_state import chromium_processes as chromium_under

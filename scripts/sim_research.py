@@ -28,11 +28,8 @@ import httpx
 from fathom_ray.adapters.memory_points import Suggestion
 from fathom_ray.adapters.search_backends import open_searcher
 from fathom_ray.adapters.sentence_embedder import SentenceEmbedder
-from fathom_ray.answer_sheet import to_json as answer_json
 from fathom_ray.evaluation.scoring import answer_lines
-from fathom_ray.evidence.judge import EvidenceJudge
-from fathom_ray.extraction import extract_main_text
-from fathom_ray.frontier import EntryState, SessionFrontier
+from fathom_ray.judges.evidence.judge import EvidenceJudge
 from fathom_ray.models import (
     Candidate,
     Event,
@@ -44,15 +41,18 @@ from fathom_ray.models import (
     ResearchRequest,
     SearchResult,
 )
-from fathom_ray.network import NetworkMap, settings_for
-from fathom_ray.normalise import answer_match
 from fathom_ray.ports import Searcher
-from fathom_ray.search import search_all
-from fathom_ray.session_events import EventLog
-from fathom_ray.session_loop import ResearchSession, Services
-from fathom_ray.session_state import SessionState
+from fathom_ray.research.answer_sheet import to_json as answer_json
+from fathom_ray.research.frontier import EntryState, SessionFrontier
+from fathom_ray.research.session_events import EventLog
+from fathom_ray.research.session_loop import ResearchSession, Services
+from fathom_ray.research.session_state import SessionState
 from fathom_ray.settings import load_settings
 from fathom_ray.testweb.server import TestWeb
+from fathom_ray.text.normalise import answer_match
+from fathom_ray.web.extraction import extract_main_text
+from fathom_ray.web.network import NetworkMap, settings_for
+from fathom_ray.web.search import search_all
 
 DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
 SETS = {

@@ -22,10 +22,10 @@ from pydantic import AnyHttpUrl, BaseModel, ConfigDict, Field, model_validator
 
 from fathom_ray.errors import FathomError, SessionNotFoundError
 from fathom_ray.models import GOAL_MAX_CHARS, GOAL_MIN_CHARS, MAX_PAGES, MAX_SEEDS, ResearchRequest
-from fathom_ray.presets import DEFAULT_DEPTH
-from fathom_ray.report_html import render_fragment
-from fathom_ray.results import ResearchResult, status_document
-from fathom_ray.session_state import RUNNING, SessionState
+from fathom_ray.research.presets import DEFAULT_DEPTH
+from fathom_ray.research.report_html import render_fragment
+from fathom_ray.research.results import ResearchResult, status_document
+from fathom_ray.research.session_state import RUNNING, SessionState
 from fathom_ray.settings import ApiSettings
 from fathom_ray.swarm.plan import MAX_AGENTS
 from serve.access import Caller, caller_for

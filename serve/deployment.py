@@ -14,8 +14,8 @@ from ray.serve import Application
 from actors.engine import Engine, start_engine
 from actors.session import Remote, RemoteJudge
 from fathom_ray.documents.conversations import Conversations
-from fathom_ray.network import NetworkMap
 from fathom_ray.settings import load_settings
+from fathom_ray.web.network import NetworkMap
 from serve.app import build_app
 from serve.documents import DocumentsApi
 from serve.ray_sessions import RaySessionManager

@@ -17,9 +17,16 @@ from actors.engine import Engine
 from actors.ray_errors import failure_reason
 from fathom_ray.errors import InvalidRequestError, SessionNotFoundError
 from fathom_ray.models import Event, EventType, JsonValue, ResearchRequest
-from fathom_ray.report_html import session_page
-from fathom_ray.results import summary_record
-from fathom_ray.session_state import FAILED, RUNNING, STARTED_ID, SessionState, SessionSummary, new_session_id
+from fathom_ray.research.report_html import session_page
+from fathom_ray.research.results import summary_record
+from fathom_ray.research.session_state import (
+    FAILED,
+    RUNNING,
+    STARTED_ID,
+    SessionState,
+    SessionSummary,
+    new_session_id,
+)
 from fathom_ray.swarm.bundle import bundle_zip, read_bundle
 from fathom_ray.swarm.task_ledger import check_swarm_id
 from serve.sessions import NoBundleError, NoReportError, SessionBusyError, SessionRunningError

@@ -10,7 +10,7 @@ from typing import Protocol
 
 from fathom_ray.errors import FathomError
 from fathom_ray.models import Event, JsonValue, ResearchRequest
-from fathom_ray.session_state import SessionState
+from fathom_ray.research.session_state import SessionState
 
 
 class SessionBusyError(FathomError):

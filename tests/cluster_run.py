@@ -45,10 +45,10 @@ from ray.util.state import list_actors  # noqa: E402
 from actors.engine import Engine, run_session, start_engine  # noqa: E402
 from actors.session import session_actor  # noqa: E402
 from fathom_ray.models import EventType, ResearchRequest  # noqa: E402
-from fathom_ray.network import NetworkMap  # noqa: E402
-from fathom_ray.session_state import SessionState  # noqa: E402
+from fathom_ray.research.session_state import SessionState  # noqa: E402
 from fathom_ray.settings import load_settings  # noqa: E402
 from fathom_ray.testweb.server import TestWeb  # noqa: E402
+from fathom_ray.web.network import NetworkMap  # noqa: E402
 from serve.deployment import api_application  # noqa: E402
 
 GOAL = "Which Python version introduced assignment expressions, and who wrote the PEP?"

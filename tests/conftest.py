@@ -7,9 +7,9 @@ from collections.abc import Iterator
 
 import pytest
 
-from fathom_ray.network import NetworkMap
-from fathom_ray.security import UrlPolicy
 from fathom_ray.testweb.server import TestWeb
+from fathom_ray.web.network import NetworkMap
+from fathom_ray.web.security import UrlPolicy
 from tests.net import free_port
 
 

@@ -12,16 +12,16 @@ import time
 import uvicorn
 from playwright.async_api import async_playwright
 
-from fathom_ray import report
-from fathom_ray.answer_sheet import Answer, AnswerStatus
 from fathom_ray.errors import SessionNotFoundError
-from fathom_ray.ledger import FactLedger
-from fathom_ray.llm.answers import Finding
+from fathom_ray.judges.llm.answers import Finding
 from fathom_ray.models import ChecklistItem, Event, EventType, Fact, JsonValue, ResearchRequest
-from fathom_ray.report_html import session_page
-from fathom_ray.results import summary_record
-from fathom_ray.session_events import EventLog
-from fathom_ray.session_state import CANCELLED, COMPLETE, RUNNING, SessionState, SessionSummary
+from fathom_ray.research import report
+from fathom_ray.research.answer_sheet import Answer, AnswerStatus
+from fathom_ray.research.ledger import FactLedger
+from fathom_ray.research.report_html import session_page
+from fathom_ray.research.results import summary_record
+from fathom_ray.research.session_events import EventLog
+from fathom_ray.research.session_state import CANCELLED, COMPLETE, RUNNING, SessionState, SessionSummary
 from fathom_ray.settings import ApiSettings, BrowserSettings
 from fathom_ray.swarm.bundle import bundle_zip
 from serve.app import build_app

@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 
 from fathom_ray.errors import JudgeError
-from fathom_ray.llm.judge import Completion, CompletionRequest
+from fathom_ray.judges.llm.judge import Completion, CompletionRequest
 
 Script = str | Exception | float  # an answer text, an error to raise, or seconds to hang
 

@@ -13,7 +13,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import TypeVar
 
-from fathom_ray.llm import answers
+from fathom_ray.judges.llm import answers
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact, Usage
 from fathom_ray.ports import Judged, JudgeInfo
 

@@ -20,9 +20,9 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from fathom_ray.network import NetworkMap
 from fathom_ray.ports import Resolver
-from fathom_ray.security import UrlPolicy, encoding_problem
+from fathom_ray.web.network import NetworkMap
+from fathom_ray.web.security import UrlPolicy, encoding_problem
 
 logger = logging.getLogger(__name__)
 REFUSED_HEADER = "X-Fathom-Refused"

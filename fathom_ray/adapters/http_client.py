@@ -18,10 +18,10 @@ import httpx
 from selectolax.lexbor import LexborHTMLParser
 
 from fathom_ray.models import FetchResult, FetchStatus, Preview
-from fathom_ray.network import NetworkMap
 from fathom_ray.ports import Resolver
-from fathom_ray.security import UrlPolicy, content_kind, encoding_problem
 from fathom_ray.settings import FetchSettings
+from fathom_ray.web.network import NetworkMap
+from fathom_ray.web.security import UrlPolicy, content_kind, encoding_problem
 
 MAX_REDIRECTS = 5
 REDIRECT_CODES = frozenset({301, 302, 303, 307, 308})

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from fathom_ray.adapters.openai_http import OpenAIBackend
 from fathom_ray.adapters.sentence_embedder import SentenceEmbedder
 from fathom_ray.adapters.vllm_engine import VllmBackend, cuda_available
-from fathom_ray.evidence.judge import EvidenceJudge
-from fathom_ray.llm.judge import Judge, LLMBackend
+from fathom_ray.judges.evidence.judge import EvidenceJudge
+from fathom_ray.judges.llm.judge import Judge, LLMBackend
 from fathom_ray.ports import JudgePort
 from fathom_ray.settings import EmbedderSettings, LLMSettings
 

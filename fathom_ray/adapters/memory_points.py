@@ -15,8 +15,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from fathom_ray.ranking import domain_quality, suggestion_score
-from fathom_ray.urls import domain_of
+from fathom_ray.research.ranking import domain_quality, suggestion_score
+from fathom_ray.web.urls import domain_of
 
 MIN_SIMILARITY = 0.3  # below this cosine a remembered page is not "related to the goal"
 NAMESPACE = uuid.UUID("5b0f4f7e-4d0c-4a43-9b61-0f3f6c1c7a11")

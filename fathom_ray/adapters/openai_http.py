@@ -14,7 +14,7 @@ from typing import Any
 import httpx
 
 from fathom_ray.errors import JudgeError, JudgeTimeoutError
-from fathom_ray.llm.judge import Completion, CompletionRequest
+from fathom_ray.judges.llm.judge import Completion, CompletionRequest
 from fathom_ray.settings import LLMSettings
 
 logger = logging.getLogger(__name__)

@@ -33,8 +33,8 @@ from fathom_ray.adapters.browser_tabs import Tabs
 from fathom_ray.adapters.egress_proxy import REFUSED_HEADER, TOO_LARGE_HEADER, EgressProxy
 from fathom_ray.adapters.http_client import SafeHttpClient
 from fathom_ray.models import FetchResult, FetchStatus
-from fathom_ray.security import content_kind
 from fathom_ray.settings import BrowserSettings
+from fathom_ray.web.security import content_kind
 
 logger = logging.getLogger(__name__)
 CHROMIUM_FLAGS = (

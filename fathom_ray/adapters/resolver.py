@@ -6,7 +6,7 @@ import asyncio
 import ipaddress
 import socket
 
-from fathom_ray.network import NetworkMap
+from fathom_ray.web.network import NetworkMap
 
 
 class MappedResolver:

@@ -13,10 +13,10 @@ from fathom_ray.adapters.search_ddgs import DdgsSearcher
 from fathom_ray.adapters.search_local import LocalSearcher
 from fathom_ray.adapters.search_searxng import SearxngSearcher
 from fathom_ray.errors import ConfigError
-from fathom_ray.network import NetworkMap
 from fathom_ray.ports import Searcher
-from fathom_ray.security import UrlPolicy
 from fathom_ray.settings import Settings
+from fathom_ray.web.network import NetworkMap
+from fathom_ray.web.security import UrlPolicy
 
 
 def local_index_path(settings: Settings) -> Path:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from fathom_ray.errors import SearchError
 from fathom_ray.models import SearchResult
-from fathom_ray.text_index import TextIndex
+from fathom_ray.text.text_index import TextIndex
 
 
 class LocalSearcher:

@@ -19,9 +19,9 @@ from fathom_ray.adapters.state_codec import (
     state_to_json,
 )
 from fathom_ray.errors import StoreError
-from fathom_ray.frontier import SessionFrontier
 from fathom_ray.models import ChecklistItem, Event, EventType, Fact
-from fathom_ray.session_state import SessionState, SessionSummary
+from fathom_ray.research.frontier import SessionFrontier
+from fathom_ray.research.session_state import SessionState, SessionSummary
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS sessions (

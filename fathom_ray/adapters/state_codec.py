@@ -8,12 +8,12 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from fathom_ray.answer_sheet import from_json as answer_from_json
-from fathom_ray.answer_sheet import to_json as answer_to_json
-from fathom_ray.frontier import Entry, EntryState, SessionFrontier
-from fathom_ray.ledger import FactLedger
 from fathom_ray.models import Candidate, CandidateOrigin, ChecklistItem, Fact, ResearchRequest, Usage
-from fathom_ray.session_state import PageRecord, SessionState, SessionStatus
+from fathom_ray.research.answer_sheet import from_json as answer_from_json
+from fathom_ray.research.answer_sheet import to_json as answer_to_json
+from fathom_ray.research.frontier import Entry, EntryState, SessionFrontier
+from fathom_ray.research.ledger import FactLedger
+from fathom_ray.research.session_state import PageRecord, SessionState, SessionStatus
 
 
 def state_to_json(state: SessionState) -> dict[str, Any]:

@@ -15,8 +15,8 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from fathom_ray.errors import JudgeError
-from fathom_ray.llm.judge import Completion, CompletionRequest
-from fathom_ray.llm.models import DEFAULT_CPU_MODEL_DIR, PLUMBING_WARNING
+from fathom_ray.judges.llm.judge import Completion, CompletionRequest
+from fathom_ray.judges.llm.models import DEFAULT_CPU_MODEL_DIR, PLUMBING_WARNING
 from fathom_ray.settings import LLMSettings
 
 if TYPE_CHECKING:

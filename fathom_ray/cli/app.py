@@ -28,13 +28,13 @@ from fathom_ray.cli.tables import table
 from fathom_ray.cli.web import build_index, run_search
 from fathom_ray.errors import FathomError, InvalidRequestError
 from fathom_ray.models import MAX_PAGES, ResearchRequest
-from fathom_ray.network import NetworkMap, settings_for
-from fathom_ray.presets import PRESETS
-from fathom_ray.results import write_results
+from fathom_ray.research.presets import PRESETS
+from fathom_ray.research.results import write_results
 from fathom_ray.settings import Settings
 from fathom_ray.swarm.plan import MAX_AGENTS
 from fathom_ray.testweb.server import TestWeb
 from fathom_ray.testweb.sites import SITES
+from fathom_ray.web.network import NetworkMap, settings_for
 
 MAX_FACTS_PRINTED = 12
 app = typer.Typer(

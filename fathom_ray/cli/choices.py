@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 
-from fathom_ray.presets import PRESETS
+from fathom_ray.research.presets import PRESETS
 
 DEPTHS = ", ".join(PRESETS)  # the depth presets, for help texts; ResearchRequest checks the value
 

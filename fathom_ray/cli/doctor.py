@@ -1,6 +1,6 @@
 """What ``fathom doctor`` checks: the parts a research session needs, without starting any of them,
 whether the Ray dashboard and metrics endpoint of this machine answer, and with ``--address``
-where each part of the engine would run on that cluster (``fathom_ray.placement``)."""
+where each part of the engine would run on that cluster (``fathom_ray.operations.placement``)."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 import httpx
 
 from fathom_ray.errors import FathomError
-from fathom_ray.llm.models import DEFAULT_CPU_MODEL_DIR, PLUMBING_WARNING
-from fathom_ray.placement import PartPlacement
+from fathom_ray.judges.llm.models import DEFAULT_CPU_MODEL_DIR, PLUMBING_WARNING
+from fathom_ray.operations.placement import PartPlacement
 from fathom_ray.settings import Settings
 from fathom_ray.testweb.sites import SITES
 

@@ -14,10 +14,10 @@ from fathom_ray.errors import ConfigError
 from fathom_ray.evaluation.questions import EvalQuestion
 from fathom_ray.evaluation.run import evaluate
 from fathom_ray.models import EventType, ResearchRequest
-from fathom_ray.network import NetworkMap
-from fathom_ray.results import ResearchResult
-from fathom_ray.session_state import new_session_id
+from fathom_ray.research.results import ResearchResult
+from fathom_ray.research.session_state import new_session_id
 from fathom_ray.settings import LLMSettings, Settings
+from fathom_ray.web.network import NetworkMap
 
 
 def with_llm(settings: Settings, pairs: Sequence[str]) -> Settings:

@@ -11,7 +11,7 @@ from rich.console import Console
 from fathom_ray.cli.running import fail, settings_or_exit
 from fathom_ray.cli.tables import table
 from fathom_ray.errors import FathomError
-from fathom_ray.metrics_text import figures
+from fathom_ray.operations.metrics_text import figures
 
 console = Console()
 

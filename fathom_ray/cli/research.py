@@ -9,15 +9,15 @@ from pathlib import Path
 from rich.console import Console
 from rich.live import Live
 
-from fathom_ray.answer_sheet import AnswerStatus
 from fathom_ray.cli.live_view import LiveView
 from fathom_ray.cli.running import running_engine, serve_until_interrupted
 from fathom_ray.models import Event, ResearchRequest
-from fathom_ray.network import NetworkMap
-from fathom_ray.results import ResearchResult
-from fathom_ray.session_state import new_session_id
+from fathom_ray.research.answer_sheet import AnswerStatus
+from fathom_ray.research.results import ResearchResult
+from fathom_ray.research.session_state import new_session_id
 from fathom_ray.settings import Settings
 from fathom_ray.swarm.bundle import write_bundle
+from fathom_ray.web.network import NetworkMap
 
 
 def answer_lines(result: ResearchResult) -> list[str]:

@@ -19,8 +19,8 @@ import typer
 from rich.console import Console
 
 from fathom_ray.errors import FathomError
-from fathom_ray.network import NetworkMap
 from fathom_ray.settings import RaySettings, Settings, load_settings
+from fathom_ray.web.network import NetworkMap
 
 if TYPE_CHECKING:
     from actors.engine import Engine

@@ -14,13 +14,13 @@ from fathom_ray.adapters.http_client import SafeHttpClient
 from fathom_ray.adapters.resolver import MappedResolver
 from fathom_ray.adapters.search_backends import open_searcher
 from fathom_ray.errors import InvalidRequestError
-from fathom_ray.local_index import document_for, folder_documents
 from fathom_ray.models import FetchResult, SearchResult
-from fathom_ray.network import NetworkMap
-from fathom_ray.search import search_all
-from fathom_ray.security import UrlPolicy
 from fathom_ray.settings import FetchSettings, Settings
-from fathom_ray.text_index import IndexedDocument, TextIndex
+from fathom_ray.text.text_index import IndexedDocument, TextIndex
+from fathom_ray.web.local_index import document_for, folder_documents
+from fathom_ray.web.network import NetworkMap
+from fathom_ray.web.search import search_all
+from fathom_ray.web.security import UrlPolicy
 
 
 @dataclass(frozen=True, slots=True)

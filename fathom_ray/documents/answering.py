@@ -15,12 +15,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from fathom_ray.answer_sheet import Answer, AnswerStatus, answer_sheet
 from fathom_ray.documents.lists import Listed
 from fathom_ray.documents.models import DocumentHit
-from fathom_ray.ledger import normalise_for_match
-from fathom_ray.llm.answers import SinglePassAnswer
+from fathom_ray.judges.llm.answers import SinglePassAnswer
 from fathom_ray.models import ChecklistItem, Fact, JsonValue
+from fathom_ray.research.answer_sheet import Answer, AnswerStatus, answer_sheet
+from fathom_ray.research.ledger import normalise_for_match
 
 MAX_PASSAGES = 8
 NOTHING = "No passage of the documents bears on the question."

@@ -33,13 +33,13 @@ from fathom_ray.documents.answering import NOTHING, Cited, Composed, Line, compo
 from fathom_ray.documents.lists import Listed, asks_for_list, list_at, whole_list
 from fathom_ray.documents.models import DocumentHit
 from fathom_ray.errors import InvalidRequestError
-from fathom_ray.evidence.decompose import decompose, standalone
-from fathom_ray.evidence.queries import identifiers
-from fathom_ray.evidence.terms import keywords
-from fathom_ray.llm import answers
+from fathom_ray.judges.evidence.decompose import decompose, standalone
+from fathom_ray.judges.evidence.queries import identifiers
+from fathom_ray.judges.evidence.terms import keywords
+from fathom_ray.judges.llm import answers
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact, Usage
 from fathom_ray.ports import DocumentSearch, Embedder, JudgePort
-from fathom_ray.ranking import rrf_fuse_scores
+from fathom_ray.research.ranking import rrf_fuse_scores
 
 logger = logging.getLogger(__name__)
 MAX_QUESTION_CHARS = 1_000

@@ -20,7 +20,7 @@ from fathom_ray.documents.reading import DocumentText, files_under, read_documen
 from fathom_ray.errors import DocumentError, StoreError
 from fathom_ray.ports import DocumentWriter, Embedder
 from fathom_ray.settings import DocsSettings
-from fathom_ray.untrusted import instruction_flags, redact_secrets, strip_invisible
+from fathom_ray.text.untrusted import instruction_flags, redact_secrets, strip_invisible
 
 EMBED_BATCH = 64
 Progress = Callable[[AddOutcome, int, int], None]

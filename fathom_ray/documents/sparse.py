@@ -11,7 +11,7 @@ from __future__ import annotations
 import zlib
 from collections import Counter
 
-from fathom_ray.term_match import tokenize
+from fathom_ray.text.term_match import tokenize
 
 K1 = 1.2
 B = 0.75

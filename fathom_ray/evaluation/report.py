@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from fathom_ray.report import safe_inline
+from fathom_ray.research.report import safe_inline
 
 SCORES = (
     "evidence_recall",

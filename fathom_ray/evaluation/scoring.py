@@ -12,8 +12,8 @@ from typing import Any
 
 from fathom_ray.errors import InvalidURLError
 from fathom_ray.evaluation.questions import EvalQuestion
-from fathom_ray.normalise import answer_match, normalise_text
-from fathom_ray.urls import canonicalize
+from fathom_ray.text.normalise import answer_match, normalise_text
+from fathom_ray.web.urls import canonicalize
 
 
 def fetched_urls(document: Mapping[str, Any]) -> set[str]:

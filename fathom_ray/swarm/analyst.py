@@ -15,9 +15,9 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from fathom_ray.evidence.terms import terms
+from fathom_ray.judges.evidence.terms import terms
 from fathom_ray.models import Fact
-from fathom_ray.urls import domain_of
+from fathom_ray.web.urls import domain_of
 
 SAME_SUBJECT = 0.5
 # stems of the words that introduce a value rather than name a subject

@@ -24,9 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from fathom_ray.report import safe_inline
-from fathom_ray.report_html import render_html
-from fathom_ray.results import ResearchResult
+from fathom_ray.research.report import safe_inline
+from fathom_ray.research.report_html import render_html
+from fathom_ray.research.results import ResearchResult
 from fathom_ray.swarm.analyst import MergedFact
 from fathom_ray.swarm.coordinator import SwarmResult
 from fathom_ray.swarm.receipts import Receipt, latest

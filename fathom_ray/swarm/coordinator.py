@@ -14,8 +14,6 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from fathom_ray import checklist as checklists
-from fathom_ray.answer_sheet import Answer
 from fathom_ray.models import ChecklistItem, EventType, Fact, JsonValue, Usage
 from fathom_ray.ports import (
     AnalystCalls,
@@ -26,8 +24,10 @@ from fathom_ray.ports import (
     ResearcherCalls,
     VerifierCalls,
 )
-from fathom_ray.presets import Budget
-from fathom_ray.session_events import EventLog
+from fathom_ray.research import checklist as checklists
+from fathom_ray.research.answer_sheet import Answer
+from fathom_ray.research.presets import Budget
+from fathom_ray.research.session_events import EventLog
 from fathom_ray.swarm.analyst import MergedFact
 from fathom_ray.swarm.beacons import at_end
 from fathom_ray.swarm.plan import FINDINGS_PER_AGENT, SubGoal, plan, split

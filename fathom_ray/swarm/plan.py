@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from fathom_ray.errors import InvalidRequestError
 from fathom_ray.models import ChecklistItem
-from fathom_ray.presets import Budget
+from fathom_ray.research.presets import Budget
 
 MAX_AGENTS = 16
 FINDINGS_PER_AGENT = 40

@@ -12,8 +12,8 @@ import enum
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from fathom_ray.ledger import evidence_in
 from fathom_ray.models import Fact
+from fathom_ray.research.ledger import evidence_in
 
 
 class CheckKind(enum.StrEnum):

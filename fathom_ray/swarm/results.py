@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from fathom_ray.ledger import FactLedger
 from fathom_ray.models import Fact, ResearchRequest
-from fathom_ray.results import ResearchResult, SwarmDetail
-from fathom_ray.session_state import CANCELLED, COMPLETE, PageRecord, SessionState, SessionStatus
+from fathom_ray.research.ledger import FactLedger
+from fathom_ray.research.results import ResearchResult, SwarmDetail
+from fathom_ray.research.session_state import CANCELLED, COMPLETE, PageRecord, SessionState, SessionStatus
 from fathom_ray.swarm.coordinator import SwarmResult
 from fathom_ray.swarm.receipts import verdicts
 

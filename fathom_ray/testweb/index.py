@@ -13,9 +13,9 @@ import re
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 
-from fathom_ray.local_index import document_for, read_html
 from fathom_ray.testweb.sites import SITES, Site
-from fathom_ray.text_index import FORMAT, IndexedDocument, TextIndex
+from fathom_ray.text.text_index import FORMAT, IndexedDocument, TextIndex
+from fathom_ray.web.local_index import document_for, read_html
 
 logger = logging.getLogger(__name__)
 DPKG_STATUS = Path("/var/lib/dpkg/status")

@@ -19,7 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 from fathom_ray.testweb import faults
 from fathom_ray.testweb.index import DEFAULT_CACHE, load_or_build
 from fathom_ray.testweb.sites import SITES, read_body, site_for
-from fathom_ray.text_index import Hit, TextIndex
+from fathom_ray.text.text_index import Hit, TextIndex
 
 logger = logging.getLogger(__name__)
 SEARCH_HOST = "search.test"

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote, unquote
 
-from fathom_ray.local_index import html_files, read_html
+from fathom_ray.web.local_index import html_files, read_html
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,7 @@ import ray
 
 from actors.embedder import embedder_actor
 from actors.judge import judge_actor
-from fathom_ray.llm import answers
+from fathom_ray.judges.llm import answers
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact, Link, Usage
 from fathom_ray.ports import Judged
 from fathom_ray.settings import EmbedderSettings, LLMSettings

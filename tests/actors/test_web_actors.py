@@ -11,8 +11,8 @@ import ray
 from actors.browser_pool import browser_pool_actor
 from actors.extractor_pool import extractor_pool_actor
 from fathom_ray.models import ExtractedPage, FetchResult, FetchStatus, Preview
-from fathom_ray.network import NetworkMap
 from fathom_ray.settings import BrowserSettings, FetchSettings
+from fathom_ray.web.network import NetworkMap
 
 Handle = Any  # Ray's handles are untyped at their methods
 

@@ -10,8 +10,8 @@ import pytest
 import ray
 
 from actors.engine import Engine, start_engine
-from fathom_ray.network import NetworkMap
 from fathom_ray.settings import Settings, load_settings
+from fathom_ray.web.network import NetworkMap
 from tests.scripted_judge import ScriptedJudge
 
 

@@ -12,7 +12,7 @@ from actors.engine import Engine
 from fathom_ray.cli.evaluation import grade_one, run_one
 from fathom_ray.evaluation.questions import parse_questions
 from fathom_ray.evaluation.run import METHODS, evaluate, read_rows
-from fathom_ray.presets import PRESETS
+from fathom_ray.research.presets import PRESETS
 
 pytestmark = [pytest.mark.e2e]
 DEV = Path(__file__).resolve().parents[1] / "data" / "dev_questions.jsonl"

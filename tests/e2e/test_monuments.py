@@ -14,9 +14,9 @@ import ray
 
 from actors.engine import Engine, run_session, start_engine
 from fathom_ray.models import ResearchRequest
-from fathom_ray.network import NetworkMap
-from fathom_ray.presets import get_preset
+from fathom_ray.research.presets import get_preset
 from fathom_ray.testweb.monuments import HOST, MONUMENTS
+from fathom_ray.web.network import NetworkMap
 from tests.e2e.conftest import e2e_settings
 
 pytestmark = [pytest.mark.e2e]

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from fathom_ray.ledger import evidence_in
-from fathom_ray.presets import PRESETS
+from fathom_ray.research.ledger import evidence_in
+from fathom_ray.research.presets import PRESETS
 
 pytestmark = [pytest.mark.e2e]
 GOAL = "Which Python version introduced assignment expressions, and who wrote the PEP?"

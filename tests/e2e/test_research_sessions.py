@@ -16,15 +16,15 @@ import ray
 
 from actors.engine import Engine, run_session
 from actors.session import SessionService
-from fathom_ray.ledger import evidence_in
 from fathom_ray.models import Event, EventType, ResearchRequest
-from fathom_ray.presets import PRESETS
-from fathom_ray.report_html import render_html
-from fathom_ray.session_state import SessionState
+from fathom_ray.research.ledger import evidence_in
+from fathom_ray.research.presets import PRESETS
+from fathom_ray.research.report_html import render_html
+from fathom_ray.research.session_state import SessionState
 from fathom_ray.testweb import server as offline_web
 from fathom_ray.testweb.attacks import FORBIDDEN
-from fathom_ray.untrusted import unfit_for_fact
-from fathom_ray.urls import domain_of
+from fathom_ray.text.untrusted import unfit_for_fact
+from fathom_ray.web.urls import domain_of
 from tests.ray_state import kill_chromium
 from tests.scripted_judge import ScriptedJudge
 

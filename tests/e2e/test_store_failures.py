@@ -25,8 +25,8 @@ import ray
 from actors.engine import Engine, run_session, start_engine
 from actors.ray_errors import failure_reason
 from fathom_ray.models import Event, EventType, ResearchRequest
-from fathom_ray.network import NetworkMap
-from fathom_ray.session_state import FAILED, RUNNING, SessionState
+from fathom_ray.research.session_state import FAILED, RUNNING, SessionState
+from fathom_ray.web.network import NetworkMap
 from serve.ray_sessions import RaySessionManager
 from tests.e2e.conftest import e2e_settings
 from tests.scripted_judge import ScriptedJudge

@@ -21,9 +21,9 @@ from fathom_ray.adapters.http_client import SafeHttpClient
 from fathom_ray.adapters.playwright_fetcher import CHROMIUM_FLAGS, PlaywrightFetcher
 from fathom_ray.adapters.resolver import MappedResolver
 from fathom_ray.models import FetchStatus
-from fathom_ray.network import NetworkMap
-from fathom_ray.security import UrlPolicy
 from fathom_ray.settings import BrowserSettings, FetchSettings
+from fathom_ray.web.network import NetworkMap
+from fathom_ray.web.security import UrlPolicy
 from tests.integration.fault_cases import ENDLESS, FAULT_CASES, HOSTILE_PAGES
 from tests.net import free_port
 

@@ -12,8 +12,8 @@ import httpx
 import pytest
 
 from fathom_ray.evaluation.questions import EvalQuestion, parse_questions
-from fathom_ray.extraction import extract_main_text
 from fathom_ray.testweb.sites import SITES
+from fathom_ray.web.extraction import extract_main_text
 
 if TYPE_CHECKING:
     from fathom_ray.testweb.server import TestWeb

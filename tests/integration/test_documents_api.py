@@ -18,7 +18,7 @@ from fathom_ray.client import ResearchClient
 from fathom_ray.documents.conversations import Conversations
 from fathom_ray.documents.service import Documents
 from fathom_ray.errors import FathomError
-from fathom_ray.evidence.judge import EvidenceJudge
+from fathom_ray.judges.evidence.judge import EvidenceJudge
 from fathom_ray.settings import ApiSettings, DocsSettings, EmbedderSettings
 from serve.app import build_app
 from serve.documents import DocumentsApi

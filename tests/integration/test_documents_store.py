@@ -19,8 +19,8 @@ from fathom_ray.documents.ingest import add_paths, document_id
 from fathom_ray.documents.models import AddOutcome, Chunk, Document
 from fathom_ray.documents.service import Documents
 from fathom_ray.errors import InvalidRequestError, StoreError
-from fathom_ray.evidence.judge import EvidenceJudge
-from fathom_ray.llm import answers
+from fathom_ray.judges.evidence.judge import EvidenceJudge
+from fathom_ray.judges.llm import answers
 from fathom_ray.models import ExtractedPage
 from fathom_ray.ports import Judged, JudgeFailure
 from fathom_ray.settings import DocsSettings, EmbedderSettings, QdrantSettings

@@ -31,7 +31,7 @@ def test_sixteen_sites_each_on_its_own_host() -> None:
 
 @pytest.mark.parametrize("site", SITES, ids=[s.host for s in SITES])
 def test_search_finds_pages_of_every_site(testweb: TestWeb, site: object) -> None:
-    from fathom_ray.local_index import document_for, read_html  # noqa: PLC0415
+    from fathom_ray.web.local_index import document_for, read_html  # noqa: PLC0415
 
     host = site.host  # type: ignore[attr-defined]
     pages = [(url, file) for url, file in site.pages() if "genindex" not in url]  # type: ignore[attr-defined]

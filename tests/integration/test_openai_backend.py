@@ -15,7 +15,7 @@ import pytest
 from pydantic import SecretStr
 
 from fathom_ray.adapters.openai_http import OpenAIBackend
-from fathom_ray.llm.judge import Judge
+from fathom_ray.judges.llm.judge import Judge
 from fathom_ray.settings import LLMSettings, Price
 
 pytestmark = pytest.mark.integration

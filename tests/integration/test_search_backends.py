@@ -11,9 +11,9 @@ from fathom_ray.adapters.search_backends import open_searcher
 from fathom_ray.cli.web import build_index
 from fathom_ray.errors import SearchError
 from fathom_ray.models import SearchResult
-from fathom_ray.network import NetworkMap
-from fathom_ray.search import search_all
 from fathom_ray.settings import Settings, load_settings
+from fathom_ray.web.network import NetworkMap
+from fathom_ray.web.search import search_all
 
 pytestmark = pytest.mark.integration
 

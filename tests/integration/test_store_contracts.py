@@ -21,8 +21,6 @@ from fathom_ray.adapters.qdrant_memory import QdrantSourceMemory
 from fathom_ray.adapters.sqlite_graph import SqliteGraphStore
 from fathom_ray.documents.models import Chunk, Document
 from fathom_ray.errors import StoreError
-from fathom_ray.frontier import EntryState, SessionFrontier
-from fathom_ray.ledger import FactLedger
 from fathom_ray.models import (
     Candidate,
     CandidateOrigin,
@@ -34,7 +32,9 @@ from fathom_ray.models import (
     Usage,
 )
 from fathom_ray.ports import GraphStore
-from fathom_ray.session_state import COMPLETE, SessionState
+from fathom_ray.research.frontier import EntryState, SessionFrontier
+from fathom_ray.research.ledger import FactLedger
+from fathom_ray.research.session_state import COMPLETE, SessionState
 from fathom_ray.settings import Neo4jSettings, QdrantSettings, load_settings
 
 pytestmark = pytest.mark.integration

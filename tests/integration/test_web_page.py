@@ -21,7 +21,7 @@ from fathom_ray.adapters.edge_documents import EdgeDocumentStore
 from fathom_ray.adapters.llm_backends import ThreadedEmbedder
 from fathom_ray.documents.conversations import Conversations
 from fathom_ray.documents.service import Documents
-from fathom_ray.evidence.judge import EvidenceJudge
+from fathom_ray.judges.evidence.judge import EvidenceJudge
 from fathom_ray.models import EventType, Fact, JsonValue
 from fathom_ray.settings import ApiSettings, BrowserSettings, DocsSettings, EmbedderSettings
 from serve.documents import DocumentsApi

@@ -6,15 +6,15 @@ import asyncio
 
 import pytest
 
-from fathom_ray.answer_sheet import AnswerStatus, answer_sheet, from_json, ticked, to_json
-from fathom_ray.evidence.answer_types import AnswerType, expected_type
-from fathom_ray.evidence.compose import item_answers
-from fathom_ray.evidence.decompose import decompose
-from fathom_ray.evidence.judge import EvidenceJudge
-from fathom_ray.evidence.spans import short_clause, typed_span
-from fathom_ray.ledger import FactLedger
-from fathom_ray.llm.answers import ItemAnswer
+from fathom_ray.judges.evidence.answer_types import AnswerType, expected_type
+from fathom_ray.judges.evidence.compose import item_answers
+from fathom_ray.judges.evidence.decompose import decompose
+from fathom_ray.judges.evidence.judge import EvidenceJudge
+from fathom_ray.judges.evidence.spans import short_clause, typed_span
+from fathom_ray.judges.llm.answers import ItemAnswer
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact
+from fathom_ray.research.answer_sheet import AnswerStatus, answer_sheet, from_json, ticked, to_json
+from fathom_ray.research.ledger import FactLedger
 from tests.fakes import WordEmbedder
 
 RELEASE_NOTES = """What's New In Python 3.8

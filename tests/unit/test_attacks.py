@@ -7,14 +7,14 @@ import asyncio
 
 import pytest
 
-from fathom_ray.evidence.judge import EvidenceJudge
-from fathom_ray.extraction import extract_main_text
-from fathom_ray.ledger import FactLedger, lifted_from_unfit
-from fathom_ray.llm import prompts
-from fathom_ray.llm.answers import FactClaim, Finding, PageAnalysis
+from fathom_ray.judges.evidence.judge import EvidenceJudge
+from fathom_ray.judges.llm import prompts
+from fathom_ray.judges.llm.answers import FactClaim, Finding, PageAnalysis
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact
-from fathom_ray.report import render
+from fathom_ray.research.ledger import FactLedger, lifted_from_unfit
+from fathom_ray.research.report import render
 from fathom_ray.testweb.attacks import ATTACKS, PLAIN, Attack, attack_page
+from fathom_ray.web.extraction import extract_main_text
 from tests.fakes import WordEmbedder
 
 GOAL = "What does SQLite store in a single ordinary disk file?"

@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from fathom_ray.browser_fleet import BrowserFleet, PoolLost
 from fathom_ray.models import FetchResult, FetchStatus, Preview
+from fathom_ray.web.browser_fleet import BrowserFleet, PoolLost
 
 
 class Pool:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from fathom_ray import checklist
 from fathom_ray.models import ChecklistItem, Fact, Usage
 from fathom_ray.ports import Judged
+from fathom_ray.research import checklist
 from tests.scripted_judge import ScriptedJudge
 
 GOAL = "Which Python version added assignment expressions, and who wrote the PEP?"

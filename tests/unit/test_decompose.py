@@ -7,12 +7,12 @@ import asyncio
 
 import pytest
 
-from fathom_ray.evidence.answer_types import AnswerType, expected_type, type_match
-from fathom_ray.evidence.decompose import asked_apart, decompose
-from fathom_ray.evidence.judge import EvidenceJudge
-from fathom_ray.evidence.spans import typed_span
+from fathom_ray.judges.evidence.answer_types import AnswerType, expected_type, type_match
+from fathom_ray.judges.evidence.decompose import asked_apart, decompose
+from fathom_ray.judges.evidence.judge import EvidenceJudge
+from fathom_ray.judges.evidence.spans import typed_span
 from fathom_ray.models import ChecklistItem, ExtractedPage
-from fathom_ray.presets import PRESETS
+from fathom_ray.research.presets import PRESETS
 
 RIVERS = (
     "Three rivers: the Nile, the Amazon and the Yangtze. "

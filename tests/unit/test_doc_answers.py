@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import asyncio
 
-from fathom_ray.answer_sheet import AnswerStatus
 from fathom_ray.documents.answering import compose, line_json
 from fathom_ray.documents.chunking import chunk_document
 from fathom_ray.documents.lists import asks_for_list, list_at, lists_in, whole_list
 from fathom_ray.documents.models import Chunk, DocumentHit
 from fathom_ray.documents.reading import DocumentText
-from fathom_ray.llm.answers import Citation, ItemAnswer, SinglePassAnswer
+from fathom_ray.judges.llm.answers import Citation, ItemAnswer, SinglePassAnswer
+from fathom_ray.research.answer_sheet import AnswerStatus
 
 CONDITIONS = """4. Redistribution. You may distribute copies, provided that You meet the following conditions:
 

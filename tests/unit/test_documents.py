@@ -25,7 +25,7 @@ from fathom_ray.documents.models import Chunk, DocumentHit
 from fathom_ray.documents.reading import DocumentText, files_under, read_document
 from fathom_ray.documents.sparse import document_vector, query_vector, term_index
 from fathom_ray.errors import DocumentError, InvalidRequestError
-from fathom_ray.evidence.judge import EvidenceJudge
+from fathom_ray.judges.evidence.judge import EvidenceJudge
 
 SENTENCE = "The write-ahead log keeps readers and the writer apart while a transaction commits."
 

@@ -18,7 +18,7 @@ from fathom_ray.evaluation.scoring import (
     score,
 )
 from fathom_ray.evaluation.summary import METRICS
-from fathom_ray.normalise import answer_match
+from fathom_ray.text.normalise import answer_match
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 HAND_MADE = json.loads((DATA / "unfaithful_result.json").read_text())

@@ -3,9 +3,15 @@ from __future__ import annotations
 import pytest
 import trafilatura
 
-from fathom_ray.extraction import MAX_LINKS, extract_main_text, extract_pdf, extract_visible_text, tag_shape
 from fathom_ray.testweb import faults
 from fathom_ray.testweb.faults import MANY_LINKS, PDF_TEXT, pdf
+from fathom_ray.web.extraction import (
+    MAX_LINKS,
+    extract_main_text,
+    extract_pdf,
+    extract_visible_text,
+    tag_shape,
+)
 
 ARTICLE = """<!doctype html><html lang="en"><head><title>WAL in SQLite | Example News</title>
 <meta property="article:published_time" content="2010-07-21T09:00:00Z">

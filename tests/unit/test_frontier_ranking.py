@@ -7,9 +7,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fathom_ray.frontier import rank_and_sample
 from fathom_ray.models import Candidate, CandidateOrigin
-from fathom_ray.ranking import rrf_fuse, rrf_fuse_scores, tied_ranks
+from fathom_ray.research.frontier import rank_and_sample
+from fathom_ray.research.ranking import rrf_fuse, rrf_fuse_scores, tied_ranks
 
 
 def test_equal_values_share_the_best_rank() -> None:

@@ -7,8 +7,8 @@ import json
 from typing import Any
 
 from fathom_ray.errors import JudgeError
-from fathom_ray.llm import answers
-from fathom_ray.llm.judge import Judge
+from fathom_ray.judges.llm import answers
+from fathom_ray.judges.llm.judge import Judge
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact, Link
 from fathom_ray.ports import Judged
 from fathom_ray.settings import LLMSettings, Price

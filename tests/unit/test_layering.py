@@ -110,3 +110,44 @@ def test_the_package_import_does_not_pull_in_the_cli() -> None:
 def test_only_the_cli_scripts_and_tests_import_the_evaluation(path: Path) -> None:
     """`fathom eval` scores runs from outside: no part of the engine reads its scores."""
     assert not {name for name in _imports(path) if _within(name, ("fathom_ray.evaluation",))}
+
+
+# Inside the core: each package and the core packages it may not import. Text tools sit below
+# everything; the judges and the web plane below research; nothing in the core imports the
+# evaluation (checked above), the swarm imports research and never the other way.
+CORE_BELOW = {
+    "fathom_ray.text": ("fathom_ray.research", "fathom_ray.web", "fathom_ray.judges", "fathom_ray.swarm"),
+    "fathom_ray.judges": (
+        "fathom_ray.research",
+        "fathom_ray.web",
+        "fathom_ray.swarm",
+        "fathom_ray.documents",
+    ),
+    "fathom_ray.web": (
+        "fathom_ray.research",
+        "fathom_ray.judges",
+        "fathom_ray.swarm",
+        "fathom_ray.documents",
+    ),
+    "fathom_ray.research": ("fathom_ray.swarm",),
+}
+
+
+def _package_of(path: Path) -> str:
+    return "fathom_ray." + path.relative_to(PACKAGE).parts[0]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [p for package in CORE_BELOW for p in sorted((ROOT / package.replace(".", "/")).rglob("*.py"))],
+    ids=lambda p: str(p.relative_to(PACKAGE)),
+)
+def test_core_packages_import_only_what_sits_below_them(path: Path) -> None:
+    assert not {name for name in _imports(path) if _within(name, CORE_BELOW[_package_of(path)])}
+
+
+def test_the_core_has_no_loose_modules_but_its_shared_vocabulary() -> None:
+    """A newcomer finds a part by its package: at the top only the values, ports, errors, settings
+    and the API client every package shares."""
+    loose = {p.name for p in PACKAGE.glob("*.py")}
+    assert loose == {"__init__.py", "models.py", "ports.py", "errors.py", "settings.py", "client.py"}

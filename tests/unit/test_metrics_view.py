@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 
 from fathom_ray.cli import app
 from fathom_ray.cli.running import free_port_from
-from fathom_ray.metrics_text import ENGINE_METRICS, figures, parse, quantile
+from fathom_ray.operations.metrics_text import ENGINE_METRICS, figures, parse, quantile
 
 ROOT = Path(__file__).resolve().parents[2]
 EXPOSITION = """# HELP ray_fathom_pages_total pages by outcome

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fathom_ray.placement import BROWSER_SHARE, HEAD_RESOURCE, plan_placement
+from fathom_ray.operations.placement import BROWSER_SHARE, HEAD_RESOURCE, plan_placement
 
 LAPTOP = {"CPU": 8.0, "memory": 1e10, HEAD_RESOURCE: 1.0}
 HEAD = {"CPU": 8.0, HEAD_RESOURCE: 1.0}

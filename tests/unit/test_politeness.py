@@ -6,7 +6,7 @@ import itertools
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fathom_ray.politeness import Politeness, RobotsRules
+from fathom_ray.web.politeness import Politeness, RobotsRules
 
 
 @given(st.lists(st.tuples(st.sampled_from(["a.test", "b.test"]), st.floats(0, 100)), max_size=40))

@@ -5,7 +5,7 @@ import itertools
 import pytest
 
 from fathom_ray.errors import InvalidRequestError, UnknownPresetError
-from fathom_ray.presets import PRESETS, get_preset
+from fathom_ray.research.presets import PRESETS, get_preset
 
 REFERENCE = {
     "glance": (1, 1, 3, 10),

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from fathom_ray.ranking import (
+from fathom_ray.research.ranking import (
     domain_quality,
     rrf_fuse,
     sample_without_replacement,

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from fathom_ray.answer_sheet import Answer, AnswerStatus
 from fathom_ray.cli.research import answer_lines
-from fathom_ray.conclusion import conclude
-from fathom_ray.llm.answers import Finding, ItemAnswer, Report
+from fathom_ray.judges.llm.answers import Finding, ItemAnswer, Report
 from fathom_ray.models import ChecklistItem, Fact, Usage
-from fathom_ray.report import render, render_answer
-from fathom_ray.report_html import render_fragment
-from fathom_ray.results import ResearchResult
+from fathom_ray.research.answer_sheet import Answer, AnswerStatus
+from fathom_ray.research.conclusion import conclude
+from fathom_ray.research.report import render, render_answer
+from fathom_ray.research.report_html import render_fragment
+from fathom_ray.research.results import ResearchResult
 
 GOAL = "Which version added it, and who contributed it?"
 CHECKLIST = [

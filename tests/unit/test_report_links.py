@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import re
 
-from fathom_ray import report
-from fathom_ray.answer_sheet import Answer, AnswerStatus
-from fathom_ray.llm.answers import Finding
+from fathom_ray.judges.llm.answers import Finding
 from fathom_ray.models import ChecklistItem, Fact
-from fathom_ray.report_html import CSP, render_fragment, render_html
+from fathom_ray.research import report
+from fathom_ray.research.answer_sheet import Answer, AnswerStatus
+from fathom_ray.research.report_html import CSP, render_fragment, render_html
 
 URL = "https://docs.python.org/3/whatsnew/3.8.html"
 HOSTILE = 'See [2] (F9) <script>alert(1)</script> [x](javascript:alert(2)) <img src=x onerror="y()">'

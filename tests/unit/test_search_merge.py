@@ -6,7 +6,7 @@ import pytest
 
 from fathom_ray.errors import SearchError
 from fathom_ray.models import SearchResult
-from fathom_ray.search import merge, search_all
+from fathom_ray.web.search import merge, search_all
 
 
 def result(url: str, rank: int, query: str = "q") -> SearchResult:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from fathom_ray.security import UrlPolicy, address_problem, content_kind, host_matches
+from fathom_ray.web.security import UrlPolicy, address_problem, content_kind, host_matches
 
 
 @pytest.mark.parametrize(

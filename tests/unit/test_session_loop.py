@@ -12,7 +12,6 @@ import pytest
 
 from fathom_ray.adapters.memory_points import Suggestion
 from fathom_ray.errors import SearchError, SessionError
-from fathom_ray.frontier import EntryState, SessionFrontier
 from fathom_ray.models import (
     Candidate,
     Event,
@@ -25,9 +24,10 @@ from fathom_ray.models import (
     ResearchRequest,
     SearchResult,
 )
-from fathom_ray.session_events import EventLog
-from fathom_ray.session_loop import ResearchSession, Services
-from fathom_ray.session_state import SessionState
+from fathom_ray.research.frontier import EntryState, SessionFrontier
+from fathom_ray.research.session_events import EventLog
+from fathom_ray.research.session_loop import ResearchSession, Services
+from fathom_ray.research.session_state import SessionState
 from fathom_ray.settings import ResearchSettings
 from tests.scripted_judge import ScriptedJudge
 

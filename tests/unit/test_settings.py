@@ -6,8 +6,8 @@ import pytest
 from pydantic import ValidationError
 
 from fathom_ray.errors import ConfigError
-from fathom_ray.network import NetworkMap, settings_for
 from fathom_ray.settings import load_settings
+from fathom_ray.web.network import NetworkMap, settings_for
 
 
 def test_environment_maps_onto_nested_sections(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -12,10 +12,10 @@ from pathlib import Path
 
 from markdown_it import MarkdownIt
 
-from fathom_ray import report
-from fathom_ray.llm.answers import Finding
+from fathom_ray.judges.llm.answers import Finding
 from fathom_ray.models import ChecklistItem, Fact
-from fathom_ray.report_html import CSP, render_html
+from fathom_ray.research import report
+from fathom_ray.research.report_html import CSP, render_html
 from fathom_ray.swarm.bundle import bundle_files, bundle_zip, report_page, write_bundle
 from fathom_ray.swarm.results import swarm_result
 from fathom_ray.swarm.task_ledger import read_text

@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 
 from fathom_ray.models import Fact, ResearchRequest, Usage
-from fathom_ray.presets import Budget
+from fathom_ray.research.presets import Budget
 from fathom_ray.swarm.coordinator import Coordinator, ResearcherOutcome
 from fathom_ray.swarm.plan import SubGoal
 from fathom_ray.swarm.receipts import CheckKind, Verdict

@@ -10,7 +10,7 @@ import pytest
 
 from fathom_ray.errors import InvalidRequestError
 from fathom_ray.models import ChecklistItem, Event, EventType, Fact, JsonValue
-from fathom_ray.presets import Budget
+from fathom_ray.research.presets import Budget
 from fathom_ray.swarm.analyst import by_item, merge, values
 from fathom_ray.swarm.beacons import BeaconWatch, at_end
 from fathom_ray.swarm.plan import plan, split

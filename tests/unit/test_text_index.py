@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from fathom_ray.term_match import match_scores, snippet, tokenize
-from fathom_ray.text_index import IndexedDocument, TextIndex
+from fathom_ray.text.term_match import match_scores, snippet, tokenize
+from fathom_ray.text.text_index import IndexedDocument, TextIndex
 
 DOCS = [
     IndexedDocument(

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from fathom_ray.untrusted import (
+from fathom_ray.text.untrusted import (
     frame,
     instruction_flags,
     make_safe,

@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fathom_ray.errors import InvalidURLError
-from fathom_ray.urls import canonicalize, document_chunk, domain_of, names_site
+from fathom_ray.web.urls import canonicalize, document_chunk, domain_of, names_site
 
 path_pieces = st.lists(
     st.sampled_from([*list("abcXYZ019-._~!$&'()*+,;=:@/%?#é "), "%2e", "%7E", "%2F", "%zz", "..", "%C3%A9"]),

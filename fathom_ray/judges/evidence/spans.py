@@ -1,0 +1,155 @@
+"""Typed answer spans: the part of a fact's evidence that answers a question, copied verbatim.
+
+The span is what a reader wants on the answer line: the version ("3.8"), the date, the person
+("Emily Morehouse"), the number, the name ("PEP 572"), or, for a definition or a yes/no question,
+the sentence's first clause. It is found by the question's answer type (``answer_types``) and
+surface features of the evidence, as in classic question answering, and is always a substring of
+the evidence, so the answer line says nothing its fact does not.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from fathom_ray.judges.evidence.answer_types import HISTORIC_DATE, MAKING, AnswerType
+
+MAX_CLAUSE_CHARS = 160
+_VERSION = r"v?\d+\.\d+(?:\.\d+){0,2}(?![\w.]*\d)"
+_VERSION_AFTER_WORD = re.compile(
+    r"\b(?:version|release|released in|since|new in|added in|introduced in|changed in|python)"
+    rf"\s+({_VERSION})",
+    re.I,
+)
+_VERSION_NUMBER = re.compile(rf"(?<![\w.]){_VERSION}")
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+_FULL_DATE = re.compile(
+    rf"\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b(?:{_MONTHS})\s+\d{{1,2}},?\s+\d{{4}}\b|\b\d{{1,2}}\s+(?:{_MONTHS})\s+\d{{4}}\b",
+    re.I,
+)
+_YEAR = re.compile(r"\b(?:19[5-9]\d|20[0-4]\d)\b")
+_NAME_WORD = r"[A-Z][\w\u00c0-\u017f'\u2019-]*\.?"
+_ONE_PERSON = rf"{_NAME_WORD}(?:\s+(?:van|von|de|der|da|le)?\s*{_NAME_WORD})*"
+_BY_PERSON = re.compile(
+    r"\b(?i:contributed|written|authored|created|designed|developed|proposed|implemented|maintained|invented)"
+    rf"\s+(?i:by)\s+({_ONE_PERSON}(?:(?:,\s*|,?\s+and\s+){_ONE_PERSON})*)"
+)
+_PERSON_NAME = re.compile(
+    r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z\u00c0-\u017f]+(?:\s+[A-Z]\.)?\s+[A-Z][a-z\u00c0-\u017f]+"
+)
+_MAKER = re.compile(
+    rf"(?:\b{MAKING}\b[^.;]{{0,60}}?\b(?:by|under|for(?=\s+the\b))"
+    r"|\b(?:attributed to|designs? by|the work of))"
+    rf"\s+(?:the\s+)?((?:[a-z]+\s+){{0,2}}{_NAME_WORD}(?:\s+(?:[a-z]+\s+){{0,2}}{_NAME_WORD})*)"
+)
+_AUTHOR_WORD = re.compile(r"\bauthors?\b|\bcreator\b", re.I)
+_NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w.]*\d)")
+_HOW_MANY = re.compile(r"\bhow (?:many|much|long|large|big|often|far)\s+([a-z]+)", re.I)
+_WHICH = re.compile(r"\b(?:which|what)\s+((?:[\w-]+\s+){0,3}[\w-]+)", re.I)
+_STOP_HEAD = frozenset(
+    (
+        *("is", "are", "was", "were", "does", "do", "did", "can", "could", "has", "have", "had", "will"),
+        *("should", "the", "a", "an", "of", "in", "on", "to", "for", "by", "with", "and", "or", "that"),
+        *("this", "these", "those", "it", "its", "first"),
+    )
+)
+_IDENTIFIER_AFTER = r"\s+((?:[\w.-]*\d[\w.-]*|[A-Z][\w.-]*)(?<![.-]))"  # never a closing full stop
+_CODE_BEFORE = r"([A-Za-z_][\w.]*)\s+"
+_CLAUSE_END = re.compile(r"[.;:!?](?=\s|$)|,\s|\s[\u2013\u2014-]\s")
+
+
+def typed_span(evidence: str, question: str, kind: AnswerType) -> str | None:
+    """The span of ``evidence`` that answers ``question`` as an answer of ``kind``; None when the
+    evidence holds no answer of that kind. Definitions, yes/no and untyped questions get a short
+    clause of the evidence (never None for non-empty evidence)."""
+    if kind in _TYPED:
+        return _TYPED[kind](evidence, question)
+    if kind is AnswerType.NAME:
+        return name_span(evidence, question) or short_clause(evidence)
+    return short_clause(evidence)
+
+
+def short_clause(evidence: str) -> str | None:
+    """The evidence's first clause, at most ``MAX_CLAUSE_CHARS`` characters, cut at a boundary."""
+    text = evidence.strip()
+    if not text:
+        return None
+    head = text[: MAX_CLAUSE_CHARS + 1]
+    ends = [m.start() for m in _CLAUSE_END.finditer(head) if m.start() >= 20]
+    if ends:
+        return head[: ends[0]].strip()
+    if len(text) <= MAX_CLAUSE_CHARS:
+        return text
+    return head[: head.rfind(" ")].strip() if " " in head else head[:MAX_CLAUSE_CHARS]
+
+
+def _version(evidence: str, question: str) -> str | None:
+    found = _VERSION_AFTER_WORD.search(evidence) or _VERSION_NUMBER.search(evidence)
+    return None if found is None else found.group(found.lastindex or 0)
+
+
+def _date(evidence: str, question: str) -> str | None:
+    found = _FULL_DATE.search(evidence)
+    if found is not None:
+        return found.group(0)
+    years = [m for m in (_YEAR.search(evidence), HISTORIC_DATE.search(evidence)) if m is not None]
+    if not years:
+        return None
+    first = min(years, key=lambda m: m.start()).group(0)
+    return re.sub(r"^(?:in|around|about|circa|c\.|from|between|until|before|after)\s+", "", first)
+
+
+def _person(evidence: str, question: str) -> str | None:
+    by = _BY_PERSON.search(evidence)
+    if by is not None:
+        return by.group(1).rstrip(".")
+    maker = _MAKER.search(evidence)
+    if maker is not None:
+        return maker.group(1).rstrip(".")
+    named = _PERSON_NAME.search(evidence) if _AUTHOR_WORD.search(evidence) else None
+    return None if named is None else named.group(0)
+
+
+def _number(evidence: str, question: str) -> str | None:
+    unit = _HOW_MANY.search(question)
+    if unit is not None:
+        stem = re.escape(unit.group(1).lower().rstrip("s"))
+        counted = re.search(rf"(?<![\w.])\d[\d,]*(?:\.\d+)?\s+{stem}\w*", evidence, re.I)
+        if counted is not None:
+            return counted.group(0)
+    found = _NUMBER.search(evidence)
+    return None if found is None else found.group(0)
+
+
+def name_span(evidence: str, question: str) -> str | None:
+    """What the question's head noun names: "which PEP" -> "PEP 572", "which module" ->
+    "zoneinfo module", "which time zone database" -> "IANA time zone database"."""
+    for head in _heads(question):
+        after = re.search(rf"\b(?i:{re.escape(head)}){_IDENTIFIER_AFTER}", evidence)
+        if after is not None:
+            return after.group(0)
+        before = re.search(rf"{_CODE_BEFORE}(?i:{re.escape(head)})\b", evidence)
+        if before is not None and before.group(1).lower() not in _STOP_HEAD:
+            return before.group(0)
+    return None
+
+
+def _heads(question: str) -> list[str]:
+    """The phrases a "which/what X" question names its answer by, longest first."""
+    found = _WHICH.search(question)
+    if found is None:
+        return []
+    words: list[str] = []
+    for word in found.group(1).split():
+        if word.lower() in _STOP_HEAD:
+            break
+        words.append(word)
+    return [" ".join(words[:n]) for n in range(len(words), 0, -1)]
+
+
+_TYPED: dict[AnswerType, Callable[[str, str], str | None]] = {
+    AnswerType.VERSION: _version,
+    AnswerType.DATE: _date,
+    AnswerType.PERSON: _person,
+    AnswerType.NUMBER: _number,
+}
