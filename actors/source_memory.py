@@ -68,7 +68,7 @@ class SourceMemoryService:
     def checkpoint(self, state: SessionState, events: Sequence[Event]) -> None:
         self.store.save_session(state)
         self.store.append_events(state.session_id, events)
-        self.store.record_facts(state.session_id, state.checklist, state.ledger.facts)
+        self.store.record_facts(state.session_id, state.checklist, state.fact_ledger.facts)
 
     def load_session(self, session_id: str) -> SessionState | None:
         return self.store.load_session(session_id)

@@ -90,7 +90,7 @@ class AgentReports:
     async def finish(self, state: SessionState) -> None:
         """Its completion, and the budget beacon when a budget stopped it; answered once written."""
         data: dict[str, JsonValue] = {
-            "facts": len(state.ledger.facts),
+            "facts": len(state.fact_ledger.facts),
             "pages": state.pages_fetched,
             "stop_reason": state.stop_reason,
         }

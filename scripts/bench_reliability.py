@@ -49,7 +49,7 @@ from fathom_ray.adapters.resolver import MappedResolver  # noqa: E402
 from fathom_ray.judges.evidence.judge import EvidenceJudge  # noqa: E402
 from fathom_ray.models import ChecklistItem, ExtractedPage, FetchResult  # noqa: E402
 from fathom_ray.ports import JudgePort  # noqa: E402
-from fathom_ray.research.ledger import FactLedger  # noqa: E402
+from fathom_ray.research.fact_ledger import FactLedger  # noqa: E402
 from fathom_ray.research.report import render  # noqa: E402
 from fathom_ray.research.report_html import render_html  # noqa: E402
 from fathom_ray.settings import BrowserSettings, EmbedderSettings, FetchSettings  # noqa: E402

@@ -90,8 +90,8 @@ def _one(engine: Engine, victim: str) -> tuple[list[str], bool, int]:
         state: SessionState = ray.get(done).state
     except ray.exceptions.RayError as e:
         return [victim, "not killed" if not killed.is_set() else f"failed: {type(e).__name__}"], False, 0
-    kept = {f.claim for f in before[0].ledger.facts} if before else set()
-    after = {f.claim for f in state.ledger.facts}
+    kept = {f.claim for f in before[0].fact_ledger.facts} if before else set()
+    after = {f.claim for f in state.fact_ledger.facts}
     fetched = [p.url for p in state.pages if p.status == "ok"]
     twice = len(fetched) - len(set(fetched))
     lost = len(kept - after)

@@ -183,7 +183,7 @@ async def one(web: OfflineWeb, question: dict[str, Any], depth: str, seed: int) 
         "evidence": sorted(evidence),
         "queries": queries,
         "checklist": [(i.question, i.satisfied) for i in state.checklist],
-        "facts": len(state.ledger.facts),
+        "facts": len(state.fact_ledger.facts),
         "answer_line": answer_match(
             answer_lines({"answers": [answer_json(a) for a in state.answers]}),
             question["answer"],

@@ -139,7 +139,7 @@ class RaySessionManager:
         state = await self.result(session_id)
         if state.status == RUNNING:
             raise NoReportError(session_id, "still running")
-        page = session_page(state.request.goal, state.report_markdown, state.ledger.facts)
+        page = session_page(state.request.goal, state.report_markdown, state.fact_ledger.facts)
         try:
             pdf: bytes = await self._engine.handles.browser.pdf.remote(page)
         except RayError as e:

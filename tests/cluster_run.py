@@ -171,7 +171,7 @@ def session_scenario(engine: Engine, labels: dict[str, str]) -> dict[str, Any]:
     return {
         "status": state.status,
         "pages": state.pages_fetched,
-        "facts": len(state.ledger.facts),
+        "facts": len(state.fact_ledger.facts),
         "fetched_by": _fetched_by(engine, labels),
     }
 
@@ -213,7 +213,7 @@ def node_loss_scenario(engine: Engine, cluster: Cluster, lost: Any, labels: dict
     prefix = engine.directory.prefix
     held = sorted(name for name, node in _actor_nodes(cluster.address).items() if node == lost.node_id)
     if before is not None:
-        say(f"removing the node: {held}; {len(before.ledger.facts)} facts kept")
+        say(f"removing the node: {held}; {len(before.fact_ledger.facts)} facts kept")
         cluster.remove_node(lost, allow_graceful=False)
     try:
         state = ray.get(done, timeout=600).state
@@ -221,8 +221,8 @@ def node_loss_scenario(engine: Engine, cluster: Cluster, lost: Any, labels: dict
     except ray.exceptions.RayError as e:
         state, status, reason = None, "failed", f"{type(e).__name__}: {e}"[:300]
     final = state or ray.get(engine.handles.memory.load_session.remote(session_id))
-    kept_before = {f.claim for f in before.ledger.facts} if before is not None else set()
-    kept_after = {f.claim for f in final.ledger.facts} if final is not None else set()
+    kept_before = {f.claim for f in before.fact_ledger.facts} if before is not None else set()
+    kept_after = {f.claim for f in final.fact_ledger.facts} if final is not None else set()
     fetched = [p.url for p in final.pages if p.status == "ok"] if final is not None else []
     after_nodes = _actor_nodes(cluster.address)
     return {
@@ -264,7 +264,7 @@ def _after_first_round(engine: Engine, session_id: str, done: Any) -> SessionSta
         events = ray.get(engine.handles.memory.events.remote(session_id))
         if any(e.type == EventType.ROUND_END for e in events):
             state: SessionState | None = ray.get(engine.handles.memory.load_session.remote(session_id))
-            if state is not None and state.ledger.facts:
+            if state is not None and state.fact_ledger.facts:
                 return state
     return None
 

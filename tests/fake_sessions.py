@@ -17,7 +17,7 @@ from fathom_ray.judges.llm.answers import Finding
 from fathom_ray.models import ChecklistItem, Event, EventType, Fact, JsonValue, ResearchRequest
 from fathom_ray.research import report
 from fathom_ray.research.answer_sheet import Answer, AnswerStatus
-from fathom_ray.research.ledger import FactLedger
+from fathom_ray.research.fact_ledger import FactLedger
 from fathom_ray.research.report_html import session_page
 from fathom_ray.research.results import summary_record
 from fathom_ray.research.session_events import EventLog
@@ -84,7 +84,7 @@ class FakeSessions:
         self.agents[session_id] = agents
         self.logs[session_id] = EventLog(session_id)
         self.states[session_id] = SessionState(
-            session_id, request, ledger=FactLedger([self.fact, *self.more_facts])
+            session_id, request, fact_ledger=FactLedger([self.fact, *self.more_facts])
         )
         self.tasks[session_id] = asyncio.create_task(self._play(session_id))
         return session_id
@@ -134,7 +134,7 @@ class FakeSessions:
                     s.request.goal,
                     s.status,
                     s.pages_fetched,
-                    len(s.ledger.facts),
+                    len(s.fact_ledger.facts),
                     1.0,
                     s.request.owner,
                     s.request.depth,
@@ -164,7 +164,7 @@ class FakeSessions:
         state = await self.result(session_id)
         if state.status == RUNNING:
             raise NoReportError(session_id, "still running")
-        page = session_page(state.request.goal, state.report_markdown, state.ledger.facts)
+        page = session_page(state.request.goal, state.report_markdown, state.fact_ledger.facts)
         async with async_playwright() as playwright:
             browser = await playwright.chromium.launch(
                 executable_path=str(BrowserSettings().executable), args=["--no-sandbox"]

@@ -63,7 +63,7 @@ class Neo4jGraphStore:
             owner=state.request.owner,
             depth=state.request.depth,
             pages=state.pages_fetched,
-            facts=len(state.ledger.facts),
+            facts=len(state.fact_ledger.facts),
             id=state.session_id,
             goal=state.request.goal,
             status=state.status.value,

@@ -11,17 +11,17 @@ from typing import Any
 from fathom_ray.models import Candidate, CandidateOrigin, ChecklistItem, Fact, ResearchRequest, Usage
 from fathom_ray.research.answer_sheet import from_json as answer_from_json
 from fathom_ray.research.answer_sheet import to_json as answer_to_json
+from fathom_ray.research.fact_ledger import FactLedger
 from fathom_ray.research.frontier import Entry, EntryState, SessionFrontier
-from fathom_ray.research.ledger import FactLedger
 from fathom_ray.research.session_state import PageRecord, SessionState, SessionStatus
 
 
 def state_to_json(state: SessionState) -> dict[str, Any]:
     data = asdict(state)
     data["request"] = {k: v for k, v in asdict(state.request).items() if k not in ("preset", "budget")}
-    data["ledger"] = {
-        "facts": [fact_to_json(f) for f in state.ledger.facts],
-        "rejected": state.ledger.rejected,
+    data["fact_ledger"] = {
+        "facts": [fact_to_json(f) for f in state.fact_ledger.facts],
+        "rejected": state.fact_ledger.rejected,
     }
     data["answers"] = [answer_to_json(a) for a in state.answers]
     return data
@@ -29,6 +29,9 @@ def state_to_json(state: SessionState) -> dict[str, Any]:
 
 def state_from_json(data: dict[str, Any]) -> SessionState:
     request = data["request"]
+    ledger = (
+        data["fact_ledger"] if "fact_ledger" in data else data["ledger"]
+    )  # "ledger": as earlier versions stored it
     return SessionState(
         session_id=data["session_id"],
         request=ResearchRequest(
@@ -47,9 +50,7 @@ def state_from_json(data: dict[str, Any]) -> SessionState:
             ChecklistItem(c["id"], c["question"], c["satisfied"], tuple(c["fact_ids"]))
             for c in data["checklist"]
         ],
-        ledger=FactLedger(
-            [fact_from_json(f) for f in data["ledger"]["facts"]], int(data["ledger"]["rejected"])
-        ),
+        fact_ledger=FactLedger([fact_from_json(f) for f in ledger["facts"]], int(ledger["rejected"])),
         pages=[PageRecord(**p) for p in data["pages"]],
         queries_done=list(data["queries_done"]),
         stop_reason=data["stop_reason"],

@@ -20,7 +20,7 @@ from fathom_ray.documents.models import DocumentHit
 from fathom_ray.judges.llm.answers import SinglePassAnswer
 from fathom_ray.models import ChecklistItem, Fact, JsonValue
 from fathom_ray.research.answer_sheet import Answer, AnswerStatus, answer_sheet
-from fathom_ray.research.ledger import normalise_for_match
+from fathom_ray.research.fact_ledger import normalise_for_match
 
 MAX_PASSAGES = 8
 NOTHING = "No passage of the documents bears on the question."

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 from fathom_ray.judges.llm.answers import ItemAnswer
 from fathom_ray.models import ChecklistItem, Fact, JsonValue
-from fathom_ray.research.ledger import normalise_for_match
+from fathom_ray.research.fact_ledger import normalise_for_match
 
 MAX_TRIED = 3  # queries a "not found" line names
 

@@ -60,7 +60,7 @@ class ResearchResult:
             state.stop_reason,
             tuple(state.answers),
             tuple(state.checklist),
-            tuple(state.ledger.facts),
+            tuple(state.fact_ledger.facts),
             tuple(state.pages),
             state.report_markdown,
             state.usage,
@@ -68,7 +68,7 @@ class ResearchResult:
             state.judge,
             wall_s,
             answers_dropped=state.answers_dropped,
-            facts_rejected=state.ledger.rejected,
+            facts_rejected=state.fact_ledger.rejected,
             session_s=state.elapsed_s,
         )
 
@@ -158,7 +158,7 @@ def status_document(state: SessionState) -> dict[str, Any]:
                 "evidence": f.evidence,
                 "checklist_ids": list(f.checklist_ids),
             }
-            for f in state.ledger.facts
+            for f in state.fact_ledger.facts
         ],
         "checklist": [
             {"id": i.id, "question": i.question, "satisfied": i.satisfied} for i in state.checklist

@@ -309,7 +309,7 @@ class ResearchSession:
             {
                 "round": self.state.round,
                 "round_facts": sum(results),
-                "total_facts": len(self.state.ledger.facts),
+                "total_facts": len(self.state.fact_ledger.facts),
                 "total_pages": self.state.pages_fetched,
             },
         )
@@ -319,7 +319,7 @@ class ResearchSession:
         open_items = [i for i in self.state.checklist if not i.satisfied]
         judged = self._account(
             await self._services.judge.discover_queries(
-                self._goal, open_items, self.state.queries_done, 3, self.state.ledger.facts
+                self._goal, open_items, self.state.queries_done, 3, self.state.fact_ledger.facts
             )
         )
         if judged.answer:
@@ -481,11 +481,13 @@ class ResearchSession:
         self.state.pages.append(PageRecord(url, final_url, "ok", page.title, page.text))
         judged = self._account(
             await self._services.judge.analyse_page(
-                self._goal, self.state.checklist, self.state.ledger.facts, page
+                self._goal, self.state.checklist, self.state.fact_ledger.facts, page
             )
         )
         analysis = judged.answer or answers.PageAnalysis()
-        kept, rejected = self.state.ledger.add_analysis(analysis, page, (i.id for i in self.state.checklist))
+        kept, rejected = self.state.fact_ledger.add_analysis(
+            analysis, page, (i.id for i in self.state.checklist)
+        )
         self.state.pages[-1].quality = analysis.page_quality
         await self._follow(page, analysis)
         self._add_questions(analysis.new_questions)
@@ -559,7 +561,7 @@ class ResearchSession:
             known.add(question)
 
     async def _update_checklist(self) -> None:
-        facts = self.state.ledger.facts
+        facts = self.state.fact_ledger.facts
         if not facts:
             return
         self.state.checklist = await checklists.settle(
@@ -589,7 +591,7 @@ class ResearchSession:
         return next((reason for holds, reason in reasons if holds), None)
 
     async def _compose(self) -> None:
-        facts = self.state.ledger.facts
+        facts = self.state.fact_ledger.facts
         self.events.emit(EventType.COMPOSING, {"facts": len(facts)})
         conclusion = await checklists.compose(
             self._services.judge,

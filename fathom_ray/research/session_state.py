@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from fathom_ray.models import ChecklistItem, ResearchRequest, Usage
 from fathom_ray.research.answer_sheet import Answer
-from fathom_ray.research.ledger import FactLedger
+from fathom_ray.research.fact_ledger import FactLedger
 
 STARTED_ID = re.compile(r"[sw]-[0-9a-f]{12}")  # the ids ``new_session_id`` gives sessions and swarms
 
@@ -55,7 +55,7 @@ class SessionState:
     status: SessionStatus = RUNNING
     round: int = 0
     checklist: list[ChecklistItem] = field(default_factory=list)
-    ledger: FactLedger = field(default_factory=FactLedger)
+    fact_ledger: FactLedger = field(default_factory=FactLedger)
     pages: list[PageRecord] = field(default_factory=list)
     queries_done: list[str] = field(default_factory=list)
     stop_reason: str = ""

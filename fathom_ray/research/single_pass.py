@@ -17,7 +17,7 @@ from fathom_ray.ports import AnswerCalls, Browser, ExtractorCalls, FrontierCalls
 from fathom_ray.research import report
 from fathom_ray.research.answer_sheet import answer_sheet
 from fathom_ray.research.answer_sheet import to_json as answer_json
-from fathom_ray.research.ledger import FactLedger
+from fathom_ray.research.fact_ledger import FactLedger
 from fathom_ray.research.session_events import EventLog
 from fathom_ray.research.session_state import COMPLETE, PageRecord, SessionState
 
@@ -68,7 +68,7 @@ async def single_pass(
         for n, c in enumerate(reply.citations, start=1)
         if c.source <= len(pages)
     ]
-    state.ledger = FactLedger(facts)
+    state.fact_ledger = FactLedger(facts)
     items = [ChecklistItem(f"Q{n}", q) for n, q in enumerate(reply.parts or [question], start=1)]
     sheet = answer_sheet(items, reply.answers, facts, state.pages_fetched, state.queries_done)
     state.answers, state.answers_dropped = list(sheet.answers), sheet.dropped

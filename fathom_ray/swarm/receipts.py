@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from fathom_ray.models import Fact
-from fathom_ray.research.ledger import evidence_in
+from fathom_ray.research.fact_ledger import evidence_in
 
 
 class CheckKind(enum.StrEnum):

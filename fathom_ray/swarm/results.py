@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from fathom_ray.models import Fact, ResearchRequest
-from fathom_ray.research.ledger import FactLedger
+from fathom_ray.research.fact_ledger import FactLedger
 from fathom_ray.research.results import ResearchResult, SwarmDetail
 from fathom_ray.research.session_state import CANCELLED, COMPLETE, PageRecord, SessionState, SessionStatus
 from fathom_ray.swarm.coordinator import SwarmResult
@@ -29,7 +29,7 @@ def swarm_state(
         status=status_of(result),
         round=result.rounds,
         checklist=list(result.checklist),
-        ledger=FactLedger(list(verified)),
+        fact_ledger=FactLedger(list(verified)),
         pages=[PageRecord(url, url, "ok") for url in result.pages],
         stop_reason=result.stop_reason,
         elapsed_s=elapsed_s,

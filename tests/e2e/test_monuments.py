@@ -58,9 +58,9 @@ def test_ten_seeded_monuments_are_read_and_their_facts_kept(evidence_engine: Eng
     fetched = {p.url for p in state.pages}
     assert set(seeds) <= fetched
     # the true sentences kept as facts, and nothing of the injected instructions
-    said = [f"{f.claim} {f.evidence}" for f in state.ledger.facts]
+    said = [f"{f.claim} {f.evidence}" for f in state.fact_ledger.facts]
     kept = [m for m in MONUMENTS if any(m.fact in text for text in said)]
-    assert len(kept) >= 8, [f.claim for f in state.ledger.facts]
+    assert len(kept) >= 8, [f.claim for f in state.fact_ledger.facts]
     for monument in MONUMENTS:
         for text in said:
             assert monument.injection not in text

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fathom_ray.research.ledger import evidence_in
+from fathom_ray.research.fact_ledger import evidence_in
 from fathom_ray.research.presets import PRESETS
 
 pytestmark = [pytest.mark.e2e]

@@ -17,7 +17,7 @@ import ray
 from actors.engine import Engine, run_session
 from actors.session import SessionService
 from fathom_ray.models import Event, EventType, ResearchRequest
-from fathom_ray.research.ledger import evidence_in
+from fathom_ray.research.fact_ledger import evidence_in
 from fathom_ray.research.presets import PRESETS
 from fathom_ray.research.report_html import render_html
 from fathom_ray.research.session_state import SessionState
@@ -60,7 +60,7 @@ def questions_that_find_nothing(judge: Any) -> Iterator[None]:
 
 def check_facts_cite_their_pages(state: SessionState) -> None:
     texts = {p.url: p.text for p in state.pages}
-    for fact in state.ledger.facts:
+    for fact in state.fact_ledger.facts:
         assert fact.source_url in texts
         assert evidence_in(fact.evidence, texts[fact.source_url])
 
@@ -86,8 +86,8 @@ def test_a_quick_session_runs_every_stage(scripted_engine: tuple[Engine, Any]) -
         assert kind in kinds, kind
     assert kinds[-1] is EventType.COMPLETE
     assert [e.seq for e in events] == list(range(1, len(events) + 1))
-    assert state.ledger.facts
-    assert state.ledger.rejected >= 1  # the scripted judge's invented quote was kept out
+    assert state.fact_ledger.facts
+    assert state.fact_ledger.rejected >= 1  # the scripted judge's invented quote was kept out
     check_facts_cite_their_pages(state)
     assert "## Findings" in state.report_markdown
     assert "## Sources" in state.report_markdown
@@ -95,7 +95,7 @@ def test_a_quick_session_runs_every_stage(scripted_engine: tuple[Engine, Any]) -
     assert state.report_markdown.startswith(f"# {GOAL}\n\n## Answer\n")
     found = [a for a in state.answers if a.status == "answered"]
     assert len(found) == 1
-    evidence = {f.id: f.evidence for f in state.ledger.facts}
+    evidence = {f.id: f.evidence for f in state.fact_ledger.facts}
     assert all(" ".join(found[0].answer.split()) in " ".join(evidence[i].split()) for i in found[0].fact_ids)
     assert state.answers_dropped >= 1
     assert len(state.answers) == len(state.checklist) - 1  # one per part of the goal
@@ -313,13 +313,13 @@ def test_a_compromised_judge_cannot_steer_the_engine(
     assert not fetched & forbidden
     assert not any(host == "127.0.0.1" for host, _ in testweb.requested - before)
     # no unverifiable fact was kept: each is verbatim on its page, and none carries markup
-    assert state.ledger.facts
+    assert state.fact_ledger.facts
     check_facts_cite_their_pages(state)
-    for fact in state.ledger.facts:
+    for fact in state.fact_ledger.facts:
         assert unfit_for_fact(fact.claim) is None
         assert unfit_for_fact(fact.evidence) is None
         assert "closed source" not in fact.claim
-    assert state.ledger.rejected >= 4  # the lies of the first page at least
+    assert state.fact_ledger.rejected >= 4  # the lies of the first page at least
     # the report renders no active content (markup shows as text), and no sentence that cites nothing real
     page = render_html("report", [state.report_markdown])
     for active in ("<script", "<img", 'href="javascript', 'src="http'):

@@ -104,8 +104,8 @@ def test_a_store_gone_read_only_or_full_stops_the_session_and_keeps_what_it_took
         assert saved is not None
         before = kept_at_break[0]
         assert before is not None
-        assert before.ledger.facts
-        assert {f.claim for f in before.ledger.facts} <= {f.claim for f in saved.ledger.facts}
+        assert before.fact_ledger.facts
+        assert {f.claim for f in before.fact_ledger.facts} <= {f.claim for f in saved.fact_ledger.facts}
     finally:
         if fault == "read-only":
             subprocess.run(["chattr", "-R", "-i", str(data_dir / "data")], check=False, timeout=60)
@@ -145,5 +145,5 @@ def test_through_the_api_manager_a_store_failure_ends_the_stream_and_reads_as_fa
     assert streamed[-1].type is EventType.ERROR, f"the stream ended on {streamed[-1].type}"
     assert state.status == FAILED
     assert state.stop_reason.startswith("StoreError: store ")
-    assert state.ledger.facts  # what the stores took before stays readable
+    assert state.fact_ledger.facts  # what the stores took before stays readable
     assert replayed[-1].type is EventType.ERROR  # a stream opened later ends too

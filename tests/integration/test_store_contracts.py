@@ -4,7 +4,9 @@ the servers (Neo4j, Qdrant) whenever FATHOM_NEO4J__URI / FATHOM_QDRANT__URL name
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import sqlite3
 import subprocess
 import uuid
 from collections.abc import Iterator
@@ -19,6 +21,7 @@ from fathom_ray.adapters.memory_stores import open_source_memory
 from fathom_ray.adapters.neo4j_graph import Neo4jGraphStore
 from fathom_ray.adapters.qdrant_memory import QdrantSourceMemory
 from fathom_ray.adapters.sqlite_graph import SqliteGraphStore
+from fathom_ray.adapters.state_codec import state_to_json
 from fathom_ray.documents.models import Chunk, Document
 from fathom_ray.errors import StoreError
 from fathom_ray.models import (
@@ -32,8 +35,8 @@ from fathom_ray.models import (
     Usage,
 )
 from fathom_ray.ports import GraphStore
+from fathom_ray.research.fact_ledger import FactLedger
 from fathom_ray.research.frontier import EntryState, SessionFrontier
-from fathom_ray.research.ledger import FactLedger
 from fathom_ray.research.session_state import COMPLETE, SessionState
 from fathom_ray.settings import Neo4jSettings, QdrantSettings, load_settings
 
@@ -75,7 +78,7 @@ def test_session_state_round_trips(store: GraphStore) -> None:
     store.save_session(state)
     state.round, state.status, state.judge = 2, COMPLETE, "evidence (BM25)"
     state.checklist = [ChecklistItem("Q1", "What is WAL?", True, ("F1",))]
-    state.ledger = FactLedger(
+    state.fact_ledger = FactLedger(
         [Fact("F1", "WAL is a journal.", "WAL", "http://www.sqlite.test/wal.html", ("Q1",))]
     )
     state.usage = Usage(calls=3, prompt_tokens=10)
@@ -86,6 +89,25 @@ def test_session_state_round_trips(store: GraphStore) -> None:
     assert listed.depth == "quick"  # History's depth column
     assert listed.updated > 0
     assert store.load_session("no-such-session") is None
+
+
+def test_a_session_stored_by_an_earlier_version_loads_with_its_facts(tmp_path: Path) -> None:
+    # earlier versions kept the fact ledger under "ledger"; it is read and listed as before
+    store = SqliteGraphStore(tmp_path / "graph.sqlite")
+    state = SessionState("old-1", ResearchRequest("a goal", "quick"))
+    state.fact_ledger = FactLedger(
+        [Fact("F1", "WAL is a journal.", "WAL", "http://www.sqlite.test/wal.html")]
+    )
+    data = state_to_json(state)
+    data["ledger"] = data.pop("fact_ledger")
+    with sqlite3.connect(tmp_path / "graph.sqlite") as db:
+        db.execute(
+            "INSERT INTO sessions VALUES (?, ?, ?, ?, ?)",
+            ("old-1", "a goal", "running", 1.0, json.dumps(data)),
+        )
+    assert store.load_session("old-1") == state
+    assert next(s for s in store.list_sessions() if s.id == "old-1").facts == 1
+    store.close()
 
 
 def test_events_append_once_in_order(store: GraphStore) -> None:

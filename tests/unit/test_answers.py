@@ -14,7 +14,7 @@ from fathom_ray.judges.evidence.spans import short_clause, typed_span
 from fathom_ray.judges.llm.answers import ItemAnswer
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact
 from fathom_ray.research.answer_sheet import AnswerStatus, answer_sheet, from_json, ticked, to_json
-from fathom_ray.research.ledger import FactLedger
+from fathom_ray.research.fact_ledger import FactLedger
 from tests.fakes import WordEmbedder
 
 RELEASE_NOTES = """What's New In Python 3.8

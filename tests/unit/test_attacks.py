@@ -11,7 +11,7 @@ from fathom_ray.judges.evidence.judge import EvidenceJudge
 from fathom_ray.judges.llm import prompts
 from fathom_ray.judges.llm.answers import FactClaim, Finding, PageAnalysis
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact
-from fathom_ray.research.ledger import FactLedger, lifted_from_unfit
+from fathom_ray.research.fact_ledger import FactLedger, lifted_from_unfit
 from fathom_ray.research.report import render
 from fathom_ray.testweb.attacks import ATTACKS, PLAIN, Attack, attack_page
 from fathom_ray.web.extraction import extract_main_text

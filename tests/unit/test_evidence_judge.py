@@ -15,7 +15,7 @@ from fathom_ray.judges.evidence.sentences import split_sentences
 from fathom_ray.judges.evidence.terms import title_match
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact, Link
 from fathom_ray.ports import JudgePort
-from fathom_ray.research.ledger import FactLedger, evidence_in
+from fathom_ray.research.fact_ledger import FactLedger, evidence_in
 from tests.fakes import WordEmbedder
 
 RELEASE_NOTES = """What's New In Python 3.8
