@@ -78,7 +78,7 @@ class _Researchers:
         pages = {p.url: p.text for p in state.pages if p.text}
         return ResearcherOutcome(
             sub.agent,
-            tuple(state.ledger.facts),
+            tuple(state.fact_ledger.facts),
             pages,
             state.pages_fetched,
             state.stop_reason,
@@ -201,7 +201,7 @@ class CoordinatorService:
         state = swarm_state(result, self.request, swarm.verified(), elapsed, self.judge_label)
         self.events.emit(
             EventType.COMPLETE,
-            {"facts": len(state.ledger.facts), "pages": state.pages_fetched, "bundle": True},
+            {"facts": len(state.fact_ledger.facts), "pages": state.pages_fetched, "bundle": True},
         )
         await memory.checkpoint(state, self.events.take_unsaved())
         handles.ledger.close.remote(self.swarm_id)
