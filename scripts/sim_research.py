@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -31,7 +32,6 @@ from fathom_ray.adapters.sentence_embedder import SentenceEmbedder
 from fathom_ray.evaluation.scoring import answer_lines
 from fathom_ray.judges.evidence.judge import EvidenceJudge
 from fathom_ray.models import (
-    Candidate,
     Event,
     EventType,
     ExtractedPage,
@@ -43,7 +43,6 @@ from fathom_ray.models import (
 )
 from fathom_ray.ports import Searcher
 from fathom_ray.research.answer_sheet import to_json as answer_json
-from fathom_ray.research.frontier import EntryState, SessionFrontier
 from fathom_ray.research.session_events import EventLog
 from fathom_ray.research.session_loop import ResearchSession, Services
 from fathom_ray.research.session_state import SessionState
@@ -54,7 +53,11 @@ from fathom_ray.web.extraction import extract_main_text
 from fathom_ray.web.network import NetworkMap, settings_for
 from fathom_ray.web.search import search_all
 
-DATA = Path(__file__).resolve().parents[1] / "tests" / "data"
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from tests.fakes import FakeFrontier  # noqa: E402
+
+DATA = ROOT / "tests" / "data"
 SETS = {
     "dev": DATA / "dev_questions.jsonl",
     "held-out": DATA / "heldout_questions.jsonl",
@@ -123,32 +126,6 @@ class OfflineWeb:
         return await search_all(self._searcher, queries, limit)
 
 
-class Frontier:
-    def __init__(self) -> None:
-        self.pool = SessionFrontier(1000)
-
-    async def add(self, session_id: str, candidates: Sequence[Candidate]) -> int:
-        return len(self.pool.add(candidates))
-
-    async def pending(self, session_id: str) -> list[Candidate]:
-        return self.pool.pending()
-
-    async def known(self, session_id: str) -> list[str]:
-        return self.pool.urls()
-
-    async def mark(self, session_id: str, url: str, state: str, reason: str = "") -> None:
-        self.pool.mark(url, EntryState(state), reason)
-
-    async def reserve(self, url: str) -> float:
-        return 0.0
-
-    async def set_crawl_delay(self, url: str, delay_s: float | None) -> None:
-        return None
-
-    async def checkpoint(self, session_id: str) -> None:
-        return None
-
-
 class Memory:
     def __init__(self, web: OfflineWeb) -> None:
         self.domain_qualities = web.domain_qualities
@@ -163,7 +140,7 @@ async def one(web: OfflineWeb, question: dict[str, Any], depth: str, seed: int) 
     settings = load_settings()
     research = settings.research.model_copy(update={"seed": seed})
     judge = EvidenceJudge(web, settings.llm.evidence_threshold)
-    services = Services(judge, web, web, web, Memory(web), Frontier(), web)
+    services = Services(judge, web, web, web, Memory(web), FakeFrontier(1000), web)
     request = ResearchRequest(question["question"], depth=depth)
     session = ResearchSession(
         SessionState(question["id"], request), EventLog(question["id"]), services, research

@@ -10,6 +10,8 @@ from collections.abc import Sequence
 
 from fathom_ray.errors import JudgeError
 from fathom_ray.judges.llm.judge import Completion, CompletionRequest
+from fathom_ray.models import Candidate
+from fathom_ray.research.frontier import EntryState, SessionFrontier
 
 Script = str | Exception | float  # an answer text, an error to raise, or seconds to hang
 
@@ -63,3 +65,32 @@ class WordEmbedder:
             vector[int.from_bytes(digest[:4], "big") % self.dimension] += 1.0
         norm = math.sqrt(sum(x * x for x in vector)) or 1.0
         return [x / norm for x in vector]
+
+
+class FakeFrontier:
+    """The frontier actor's calls over one in-process SessionFrontier (every session id shares it)."""
+
+    def __init__(self, capacity: int = 100) -> None:
+        self.pool = SessionFrontier(capacity)
+        self.delays: dict[str, float | None] = {}
+
+    async def add(self, session_id: str, candidates: Sequence[Candidate]) -> int:
+        return len(self.pool.add(candidates))
+
+    async def pending(self, session_id: str) -> list[Candidate]:
+        return self.pool.pending()
+
+    async def known(self, session_id: str) -> list[str]:
+        return self.pool.urls()
+
+    async def mark(self, session_id: str, url: str, state: str, reason: str = "") -> None:
+        self.pool.mark(url, EntryState(state), reason)
+
+    async def reserve(self, url: str) -> float:
+        return 0.0
+
+    async def set_crawl_delay(self, url: str, delay_s: float | None) -> None:
+        self.delays[url] = delay_s
+
+    async def checkpoint(self, session_id: str) -> None:
+        return None

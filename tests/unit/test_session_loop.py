@@ -13,7 +13,6 @@ import pytest
 from fathom_ray.adapters.memory_points import Suggestion
 from fathom_ray.errors import SearchError, SessionError
 from fathom_ray.models import (
-    Candidate,
     Event,
     EventType,
     ExtractedPage,
@@ -24,11 +23,11 @@ from fathom_ray.models import (
     ResearchRequest,
     SearchResult,
 )
-from fathom_ray.research.frontier import EntryState, SessionFrontier
 from fathom_ray.research.session_events import EventLog
 from fathom_ray.research.session_loop import ResearchSession, Services
 from fathom_ray.research.session_state import SessionState
 from fathom_ray.settings import ResearchSettings
+from tests.fakes import FakeFrontier
 from tests.scripted_judge import ScriptedJudge
 
 TEXT = "Assignment expressions were added in Python 3.8 by PEP 572, written by Chris Angelico and others."
@@ -94,33 +93,6 @@ class FakeWeb:
             raise SearchError("fake", "unreachable")
         found = self.by_query.get(queries[0], self.results)
         return [SearchResult(u, u, "", i, "fake", queries[0]) for i, u in enumerate(found, start=1)]
-
-
-class FakeFrontier:
-    def __init__(self) -> None:
-        self.pool = SessionFrontier(100)
-        self.delays: dict[str, float | None] = {}
-
-    async def add(self, session_id: str, candidates: Sequence[Candidate]) -> int:
-        return len(self.pool.add(candidates))
-
-    async def pending(self, session_id: str) -> list[Candidate]:
-        return self.pool.pending()
-
-    async def known(self, session_id: str) -> list[str]:
-        return self.pool.urls()
-
-    async def mark(self, session_id: str, url: str, state: str, reason: str = "") -> None:
-        self.pool.mark(url, EntryState(state), reason)
-
-    async def reserve(self, url: str) -> float:
-        return 0.0
-
-    async def set_crawl_delay(self, url: str, delay_s: float | None) -> None:
-        self.delays[url] = delay_s
-
-    async def checkpoint(self, session_id: str) -> None:
-        return None
 
 
 class FakeStore:
