@@ -177,6 +177,12 @@ class RaySettings(Section):
     metrics_port: int = Field(8266, ge=1, le=65_535)  # Ray's Prometheus endpoint for this node
 
 
+class EngineSettings(Section):
+    """The engine `fathom up` keeps in the background for the commands of a data folder."""
+
+    idle_timeout_s: float = Field(1800.0, gt=0)  # stopped after this long with no command on it
+
+
 _TOKEN_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 
@@ -247,6 +253,7 @@ class Settings(BaseSettings):
     graph: GraphSettings = GraphSettings()
     api: ApiSettings = ApiSettings()
     ray: RaySettings = RaySettings()
+    engine: EngineSettings = EngineSettings()
 
     @model_validator(mode="after")
     def _neo4j_needs_uri(self) -> Settings:

@@ -7,6 +7,7 @@ The cli subpackage is the one part of fathom_ray that may reach ``actors/`` and 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import signal
 from importlib.metadata import version
@@ -17,9 +18,11 @@ import typer
 from rich.console import Console
 
 from fathom_ray.adapters.search_backends import local_index_path
+from fathom_ray.cli.attach import EngineChoice, choose_engine, engine_network
 from fathom_ray.cli.choices import DEPTHS, Method, Search, Transport, Web
 from fathom_ray.cli.docs import ask_command, docs_app
 from fathom_ray.cli.doctor import cluster_plan, run_checks
+from fathom_ray.cli.engine import hold_engine, start_kept_engine, stop_kept_engine
 from fathom_ray.cli.ledger import ledger_command
 from fathom_ray.cli.metrics import metrics_command
 from fathom_ray.cli.research import answer_lines, run_research, run_swarm, serve_forever
@@ -28,6 +31,7 @@ from fathom_ray.cli.tables import table
 from fathom_ray.cli.web import build_index, run_search
 from fathom_ray.errors import FathomError, InvalidRequestError
 from fathom_ray.models import MAX_PAGES, ResearchRequest
+from fathom_ray.operations.engine_file import since
 from fathom_ray.research.presets import PRESETS
 from fathom_ray.research.results import write_results
 from fathom_ray.settings import Settings
@@ -37,6 +41,7 @@ from fathom_ray.testweb.sites import SITES
 from fathom_ray.web.network import NetworkMap, settings_for
 
 MAX_FACTS_PRINTED = 12
+NO_ATTACH = "Start an engine of this command's own, even when `fathom up` (or serve) keeps one."
 app = typer.Typer(
     name="fathom",
     help="fathom-ray: autonomous web research in which every claim cites a page that says it.",
@@ -161,6 +166,7 @@ def research(  # noqa: PLR0917 (one parameter per command-line option)
     dashboard: Annotated[
         bool, typer.Option("--dashboard", help="Start the local Ray with its dashboard (its URL is printed).")
     ] = False,
+    no_attach: Annotated[bool, typer.Option("--no-attach", help=NO_ATTACH)] = False,
 ) -> None:
     """Research a goal and write a cited report (report.md) and every fact with its evidence (result.json)."""
     settings = _settings()
@@ -176,8 +182,9 @@ def research(  # noqa: PLR0917 (one parameter per command-line option)
         )
     except FathomError as e:
         _fail(e)
+    choice = choose_engine(settings, web.value, address, no_attach)
     with contextlib.ExitStack() as stack:
-        network = _network(stack, settings, web)
+        network = _network(stack, settings, web, choice)
         try:
             resolved = settings_for(settings, network, search and search.value)
             if swarm is not None:
@@ -190,9 +197,10 @@ def research(  # noqa: PLR0917 (one parameter per command-line option)
                     console=console,
                     out=out,
                     dashboard=dashboard,
+                    choice=choice,
                 )
             else:
-                research = run_research(resolved, network, request, address, console, dashboard)
+                research = run_research(resolved, network, request, address, console, dashboard, choice)
         except FathomError as e:
             _fail(e)
     result, report = write_results(out, research)
@@ -254,6 +262,51 @@ def mcp_server(
         server.run("stdio")
     else:
         server.run("streamable-http", host="127.0.0.1", port=port)
+
+
+@app.command()
+def up(
+    web: Annotated[
+        Web, typer.Option(help="internet, or offline to research the offline test web.")
+    ] = Web.INTERNET,
+) -> None:
+    """Start the engine in the background for the commands of this data folder; they attach to it
+    (`fathom down` stops it; it stops itself after FATHOM_ENGINE__IDLE_TIMEOUT_S with no command)."""
+    settings = _settings()
+    try:
+        found, started = start_kept_engine(settings, web.value, console.print)
+    except FathomError as e:
+        _fail(e)
+    said = "engine up" if started else "already running"
+    console.print(f"{said}: {since(found)}", markup=False, highlight=False)
+    if found.dashboard:
+        console.print(f"Ray dashboard: {found.dashboard}", markup=False, highlight=False)
+
+
+@app.command()
+def down() -> None:
+    """Stop the engine `fathom up` started for this data folder."""
+    settings = _settings()
+    if stop_kept_engine(settings, lambda line: console.print(line, markup=False, highlight=False)):
+        console.print("stopped")
+    else:
+        console.print(f"no engine is running for {settings.data_dir}", markup=False)
+
+
+@app.command("engine-hold", hidden=True)
+def engine_hold(web: Annotated[Web, typer.Option()] = Web.INTERNET) -> None:
+    """Hold the engine until idle, SIGTERM or Ctrl-C (what `fathom up` runs in the background)."""
+    settings = _settings()
+    _stop_on(signal.SIGINT, signal.SIGTERM)
+    say = functools.partial(console.print, markup=False, highlight=False)
+    try:
+        with contextlib.ExitStack() as stack:
+            network = _network(stack, settings, web)
+            hold_engine(settings_for(settings, network), network, say)
+    except FathomError as e:
+        _fail(e)
+    except KeyboardInterrupt:
+        say("stopped while starting")
 
 
 def _stop_on(*signals: signal.Signals) -> None:
@@ -386,6 +439,7 @@ def evaluate(  # noqa: PLR0917 (one parameter per command-line option)
     address: Annotated[
         str | None, typer.Option(help="An existing Ray cluster (default: a local one).")
     ] = None,
+    no_attach: Annotated[bool, typer.Option("--no-attach", help=NO_ATTACH)] = False,
 ) -> None:
     """Score research on questions with known answers; resumable (runs already in OUT are kept)."""
     from fathom_ray.cli.evaluation import run_eval, with_llm  # noqa: PLC0415
@@ -404,8 +458,9 @@ def evaluate(  # noqa: PLR0917 (one parameter per command-line option)
     parsed = parsed[:limit] if limit else parsed
     if not parsed:
         _fail(InvalidRequestError("QUESTIONS", "holds no valid question"))
+    choice = choose_engine(settings, web.value, address, no_attach)
     with contextlib.ExitStack() as stack:
-        network = _network(stack, settings, web)
+        network = _network(stack, settings, web, choice)
         try:
             summary = run_eval(
                 settings_for(settings, network),
@@ -419,6 +474,7 @@ def evaluate(  # noqa: PLR0917 (one parameter per command-line option)
                 address=address,
                 report=lambda line: console.print(line, markup=False, soft_wrap=True),
                 agents=agents,
+                choice=choice,
             )
         except FathomError as e:
             _fail(e)
@@ -434,8 +490,13 @@ def evaluate(  # noqa: PLR0917 (one parameter per command-line option)
     console.print(f"wrote {out / 'results.jsonl'}, {out / 'summary.json'} and {out / 'report.md'}")
 
 
-def _network(stack: contextlib.ExitStack, settings: Settings, web: Web) -> NetworkMap:
-    """The plain internet, or the offline web started for the length of the command."""
+def _network(
+    stack: contextlib.ExitStack, settings: Settings, web: Web, choice: EngineChoice | None = None
+) -> NetworkMap:
+    """The plain internet, or the offline web: a kept engine's (``choice``), or one started for the
+    length of the command."""
+    if choice is not None and choice.attach is not None:
+        return engine_network(choice.attach)
     if web is Web.INTERNET:
         return NetworkMap()
     try:

@@ -9,6 +9,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from fathom_ray.cli.attach import EngineChoice
 from fathom_ray.cli.running import running_engine
 from fathom_ray.errors import ConfigError
 from fathom_ray.evaluation.questions import EvalQuestion
@@ -49,8 +50,9 @@ def run_eval(
     address: str | None,
     report: Callable[[str], None],
     agents: int = 3,
+    choice: EngineChoice | None = None,
 ) -> dict[str, Any]:
-    with running_engine(settings, network, address, "the evaluation", report) as engine:
+    with running_engine(settings, network, address, "the evaluation", report, choice=choice) as engine:
         return evaluate(
             questions,
             methods,

@@ -9,6 +9,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.live import Live
 
+from fathom_ray.cli.attach import EngineChoice, published
 from fathom_ray.cli.live_view import LiveView
 from fathom_ray.cli.running import running_engine, serve_until_interrupted
 from fathom_ray.models import Event, ResearchRequest
@@ -49,7 +50,10 @@ def serve_forever(settings: Settings, network: NetworkMap, address: str | None, 
     """Start the engine and the HTTP API, and serve until interrupted."""
     from serve.deployment import run_api, shutdown  # noqa: PLC0415 (Serve loads only for this command)
 
-    with running_engine(settings, network, address, "serving", console.print, dashboard=True) as engine:
+    with (
+        running_engine(settings, network, address, "serving", console.print, dashboard=True) as engine,
+        published(engine, network, "fathom serve", None),
+    ):
         try:
             run_api(engine)
             api = settings.api
@@ -66,13 +70,14 @@ def run_research(  # noqa: PLR0917 (the command's options, passed on)
     address: str | None,
     console: Console,
     dashboard: bool = False,
+    choice: EngineChoice | None = None,
 ) -> ResearchResult:
-    """One session with a live view; its result."""
+    """One session with a live view, on the engine ``choice`` names (or a new one); its result."""
     from actors.engine import run_session  # noqa: PLC0415
 
     started = time.monotonic()
     with running_engine(
-        settings, network, address, "the session", console.print, dashboard=dashboard
+        settings, network, address, "the session", console.print, dashboard=dashboard, choice=choice
     ) as engine:
         view = LiveView(request.goal, judge=engine.judge.label)
         # transient: the live view is progress, gone at the end, so the answer lines come first
@@ -96,6 +101,7 @@ def run_swarm(
     console: Console,
     out: Path,
     dashboard: bool = False,
+    choice: EngineChoice | None = None,
 ) -> ResearchResult:
     """A swarm of ``agents`` researchers on the goal, its report bundle written to ``out``; its
     result."""
@@ -103,7 +109,7 @@ def run_swarm(
 
     swarm_id = new_session_id("w")
     with running_engine(
-        settings, network, address, "the swarm", console.print, dashboard=dashboard
+        settings, network, address, "the swarm", console.print, dashboard=dashboard, choice=choice
     ) as engine:
         console.print(f"swarm {swarm_id}: {agents} researchers on {request.goal!r} ...")
         report = run(engine, request, swarm_id, agents)

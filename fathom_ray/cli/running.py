@@ -7,8 +7,10 @@ line of a remote traceback). ``serve_until_interrupted`` holds a serving command
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
+import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -18,6 +20,7 @@ from typing import TYPE_CHECKING, NoReturn
 import typer
 from rich.console import Console
 
+from fathom_ray.cli.attach import ENGINE_NAMESPACE, EngineChoice, attached_engine, own_stores
 from fathom_ray.errors import FathomError
 from fathom_ray.settings import RaySettings, Settings, load_settings
 from fathom_ray.web.network import NetworkMap
@@ -28,19 +31,23 @@ if TYPE_CHECKING:
 STARTING = "starting the browser pool, the judge, the embedder and the stores ..."
 
 
-def start_ray(address: str | None, dashboard: RaySettings | None = None) -> RayUrls:
+def start_ray(
+    address: str | None, dashboard: RaySettings | None = None, namespace: str | None = None
+) -> RayUrls:
     """Join the Ray cluster at ``address``, or start a local one on every CPU; with ``dashboard``,
     the local one has its dashboard and metrics endpoint on 127.0.0.1 (a port in use: the next
-    free one). Where they are, as far as this Ray says."""
+    free one). Where they are, as far as this Ray says. ``namespace``: this driver's (None: its own)."""
     os.environ.setdefault("RAY_AUTH_MODE", "disabled")
     os.environ.setdefault("RAY_USAGE_STATS_ENABLED", "0")
     import ray  # noqa: PLC0415 (Ray starts only for the commands that need it)
 
     if address:
-        context = ray.init(address=address, log_to_driver=False)
+        context = ray.init(address=address, namespace=namespace, log_to_driver=False)
         return RayUrls(_http(context.dashboard_url), None)
     if dashboard is None:
-        ray.init(num_cpus=os.cpu_count() or 2, include_dashboard=False, log_to_driver=False)
+        ray.init(
+            num_cpus=os.cpu_count() or 2, include_dashboard=False, namespace=namespace, log_to_driver=False
+        )
         return RayUrls(None, None)
     metrics_port = free_port_from(dashboard.metrics_port)
     context = ray.init(
@@ -49,6 +56,7 @@ def start_ray(address: str | None, dashboard: RaySettings | None = None) -> RayU
         dashboard_host="127.0.0.1",
         dashboard_port=free_port_from(dashboard.dashboard_port, avoid={metrics_port}),
         _metrics_export_port=metrics_port,
+        namespace=namespace,
         log_to_driver=False,
     )
     return RayUrls(_http(context.dashboard_url), f"http://127.0.0.1:{metrics_port}/metrics")
@@ -96,24 +104,60 @@ def running_engine(
     report: Callable[[str], None],
     *,
     dashboard: bool = False,
+    choice: EngineChoice | None = None,
 ) -> Iterator[Engine]:
-    """The engine on a running Ray, for the ``with`` block; ``what`` names the work in an error.
-    With ``dashboard`` a local Ray has its dashboard and metrics endpoint; their URLs are said."""
-    urls = start_ray(address, settings.ray if dashboard else None)
-    if urls.dashboard:
-        metrics = f" (metrics: {urls.metrics})" if urls.metrics else ""
-        report(f"Ray dashboard: {urls.dashboard}{metrics}")
+    """The engine for the ``with`` block; ``what`` names the work in an error. ``choice`` (from
+    ``choose_engine``) may name a kept engine to attach to; otherwise one is started on a running Ray,
+    holding the data folder's stores (or its own, when another process holds those). With
+    ``dashboard`` a local Ray has its dashboard and metrics endpoint; their URLs are said."""
+    import ray  # noqa: PLC0415
+
+    choice = choice or EngineChoice()
+    if choice.note:
+        report(choice.note)
+    with contextlib.ExitStack() as stack:
+        if choice.attach is not None:
+            engine = stack.enter_context(attached_engine(choice.attach, settings, report))
+        else:
+            engine = stack.enter_context(_started_engine(settings, network, address, report, dashboard))
+        try:
+            yield engine
+        except ray.exceptions.RayError as e:
+            raise FathomError(f"{what} failed: {ray_error_cause(e)}") from e
+
+
+@contextmanager
+def _started_engine(
+    settings: Settings,
+    network: NetworkMap,
+    address: str | None,
+    report: Callable[[str], None],
+    dashboard: bool,
+) -> Iterator[Engine]:
+    """A new engine, on the Ray at ``address`` or a local one started here, stopped on the way out."""
     import ray  # noqa: PLC0415
 
     from actors.engine import start_engine  # noqa: PLC0415
 
-    try:
+    with contextlib.ExitStack() as stack:
+        if not address:  # a local engine runs the stores of this machine's data folder
+            settings = stack.enter_context(own_stores(settings, command_name(), report))
+        urls = start_ray(address, settings.ray if dashboard else None, ENGINE_NAMESPACE)
+        stack.callback(ray.shutdown)
+        if urls.dashboard:
+            metrics = f" (metrics: {urls.metrics})" if urls.metrics else ""
+            report(f"Ray dashboard: {urls.dashboard}{metrics}")
         report(STARTING)
-        yield replace(start_engine(settings, network), dashboard_url=urls.dashboard)
-    except ray.exceptions.RayError as e:
-        raise FathomError(f"{what} failed: {ray_error_cause(e)}") from e
-    finally:
-        ray.shutdown()
+        try:
+            engine = start_engine(settings, network)
+        except ray.exceptions.RayError as e:
+            raise FathomError(f"the engine could not start: {ray_error_cause(e)}") from e
+        yield replace(engine, dashboard_url=urls.dashboard)
+
+
+def command_name() -> str:
+    """This command as the user typed its first word ("fathom research"), for messages to others."""
+    return " ".join(["fathom", *sys.argv[1:2]])
 
 
 def serve_until_interrupted(say: Callable[[str], None]) -> None:

@@ -1,0 +1,120 @@
+"""One engine per machine, through the real CLI: `fathom up` keeps an engine that `fathom research`
+attaches to (two at once), `fathom down` stops it, an idle one stops itself, a killed one leaves
+nothing locked, and without an engine two commands at once both complete."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from fathom_ray.operations.engine_file import pid_alive, read_engine
+
+pytestmark = [pytest.mark.e2e]
+FATHOM = str(Path(sys.executable).with_name("fathom"))
+GOAL = "Which Python version introduced assignment expressions, and who wrote the PEP?"
+
+
+def _env(data: Path, **extra: str) -> dict[str, str]:
+    return {**os.environ, "FATHOM_DATA_DIR": str(data), "FATHOM_FETCH__MIN_HOST_DELAY_S": "0.2", **extra}
+
+
+def _fathom(env: dict[str, str], *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [FATHOM, *args], env=env, capture_output=True, text=True, timeout=timeout, check=False
+    )
+
+
+def _research(env: dict[str, str], out: Path, *extra: str) -> subprocess.Popen[str]:
+    command = [FATHOM, "research", GOAL, "--web", "offline", "--depth", "quick", "--out", str(out), *extra]
+    return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def _finished(runs: list[subprocess.Popen[str]]) -> list[str]:
+    said = [run.communicate(timeout=600)[0] for run in runs]
+    for run, text in zip(runs, said, strict=True):
+        assert run.returncode == 0, text[-3000:]
+    return [" ".join(text.split()) for text in said]  # as one line: the console wraps at 80
+
+
+def _facts(out: Path) -> list[dict[str, object]]:
+    result = json.loads((out / "result.json").read_text())
+    assert result["status"] == "complete"
+    facts: list[dict[str, object]] = result["facts"]
+    return facts
+
+
+def _gone(pid: int, within_s: float) -> bool:
+    deadline = time.monotonic() + within_s
+    while pid_alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    return not pid_alive(pid)
+
+
+def test_commands_attach_to_the_engine_up_keeps_two_at_once_and_down_stops_it(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    env = _env(data)
+    up = _fathom(env, "up", "--web", "offline")
+    assert up.returncode == 0, up.stdout + up.stderr
+    assert "engine up:" in up.stdout
+    kept = read_engine(data)
+    assert kept is not None
+    assert kept.web == "offline"
+    try:
+        again = _fathom(env, "up", "--web", "offline")
+        assert again.returncode == 0
+        assert "already running" in again.stdout
+        assert read_engine(data) == kept  # a no-op: the same engine
+        said = _finished([_research(env, tmp_path / "a"), _research(env, tmp_path / "b")])
+        for text in said:
+            assert "attached to the engine fathom up started" in text
+            assert "starting the browser pool" not in text  # no engine of its own
+        for out in (tmp_path / "a", tmp_path / "b"):
+            assert any("572" in str(fact["evidence"]) for fact in _facts(out))
+        assert not (data / "side").exists()  # nobody met a held store
+    finally:
+        down = _fathom(env, "down")
+    assert down.returncode == 0, down.stdout + down.stderr
+    assert "stopped" in down.stdout
+    assert _gone(kept.pid, 60)
+    assert read_engine(data) is None
+    assert "stopping" in (data / "engine.log").read_text()  # it shut down in order, not killed
+    assert "no engine is running" in _fathom(env, "down").stdout
+
+
+def test_a_killed_engine_leaves_nothing_locked_and_an_idle_one_stops_itself(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    up = _fathom(_env(data), "up", "--web", "offline")
+    assert up.returncode == 0, up.stdout + up.stderr
+    killed = read_engine(data)
+    assert killed is not None
+    os.kill(killed.pid, signal.SIGKILL)
+    assert _gone(killed.pid, 30)
+    idle = _env(data, FATHOM_ENGINE__IDLE_TIMEOUT_S="4")
+    again = _fathom(idle, "up", "--web", "offline")  # starts cleanly on the same stores
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert "engine up:" in again.stdout
+    kept = read_engine(data)
+    assert kept is not None
+    assert kept.pid != killed.pid
+    assert kept.idle_timeout_s == 4
+    assert _gone(kept.pid, 90)  # no command came: it stopped itself
+    assert read_engine(data) is None
+    assert "idle for" in (data / "engine.log").read_text()
+
+
+def test_without_an_engine_two_commands_at_once_both_complete(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    env = _env(data)
+    said = _finished([_research(env, tmp_path / "a"), _research(env, tmp_path / "b")])
+    for out in (tmp_path / "a", tmp_path / "b"):
+        assert _facts(out)
+    own = [text for text in said if "this command keeps its own in" in text]
+    assert len(own) == 1  # the second found the stores held and said where its own are
+    assert len(list((data / "side").iterdir())) == 1
