@@ -40,6 +40,7 @@ class Engine:
     directory: ActorDirectory  # what Session actors are created with
     judge: JudgeInfo
     dashboard_url: str | None = None  # the Ray dashboard, where the command that started Ray knows it
+    metrics_url: str | None = None  # this node's Prometheus endpoint, where that command knows it
     placement: Mapping[str, PartPlacement] = field(default_factory=dict)  # where each part went
     browser_pools: tuple[Any, ...] = ()  # every pool (``handles.browser`` is the first): held, so they live
 

@@ -145,6 +145,7 @@ def published(engine: Engine, network: NetworkMap, by: str, idle_timeout_s: floa
             by=by,
             idle_timeout_s=idle_timeout_s,
             dashboard=engine.dashboard_url,
+            metrics=engine.metrics_url,
         ),
     )
     try:

@@ -3,7 +3,8 @@
 These commands open the document store in this process (Qdrant Edge under
 ``FATHOM_DATA_DIR/docstore``, or the server of ``FATHOM_QDRANT__URL``) and embed with the packaged
 sentence embedder; ``add --ray`` (or ``--address``) ingests as Ray tasks instead, with the store and
-the embedder in actors.
+the embedder in actors. When an engine is kept for the data folder (`fathom up`, `fathom serve`), its
+document store actor owns the store: every command here (and ``ask``) attaches and works through it.
 """
 
 from __future__ import annotations
@@ -12,8 +13,11 @@ import asyncio
 import json
 import logging
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -33,7 +37,11 @@ from fathom_ray.documents.ingest import add_paths
 from fathom_ray.documents.models import AddOutcome
 from fathom_ray.documents.service import Documents
 from fathom_ray.errors import FathomError, InvalidRequestError
+from fathom_ray.operations.engine_file import read_engine
 from fathom_ray.settings import Settings, ingest_embedder
+
+if TYPE_CHECKING:
+    from actors.engine import Engine
 
 logger = logging.getLogger("fathom_ray.ask")
 docs_app = typer.Typer(help="Your own documents: add, list, remove, search.", no_args_is_help=True)
@@ -48,6 +56,47 @@ def open_store(settings: Settings) -> DocumentStoreImpl:
 
 def _settings() -> Settings:
     return settings_or_exit(console)
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentParts:
+    """The documents, an embedder and (for ``ask``) a judge: in this process, or a kept engine's."""
+
+    documents: Any  # async: list_documents, remove, search, chunk, document
+    embedder: Any  # async embed
+    judge: Any = None
+    engine: Engine | None = None  # the kept engine these are on, if any
+
+
+@contextmanager
+def document_parts(settings: Settings, judge: bool = False) -> Iterator[DocumentParts]:
+    """The documents for the block: through the kept engine's actors when one runs for this data
+    folder (it owns the store), else the store opened in this process."""
+    found = read_engine(settings.data_dir)
+    if found is not None:
+        from actors.session import Remote, RemoteJudge  # noqa: PLC0415 (Ray only when attaching)
+        from fathom_ray.cli.attach import attached_engine  # noqa: PLC0415
+
+        with attached_engine(found, settings, lambda line: notices.print(line, markup=False)) as engine:
+            handles = engine.handles
+            yield DocumentParts(
+                Remote(handles.documents), Remote(handles.embedder), RemoteJudge(handles.judge), engine
+            )
+        return
+    store = open_store(settings)
+    try:
+        embedder = ThreadedEmbedder(settings.embedder)
+        documents = Documents(store, embedder, settings.docs, settings.data_dir / "uploads")
+        local_judge = build_judge(settings.llm, settings.embedder) if judge else None
+        if local_judge is not None:
+            asyncio.run(local_judge.start())
+        try:
+            yield DocumentParts(documents, embedder, local_judge)
+        finally:
+            if local_judge is not None:
+                asyncio.run(local_judge.close())
+    finally:
+        store.close()
 
 
 def _fail(error: Exception) -> NoReturn:
@@ -86,7 +135,9 @@ def add(
             bar.update(task, completed=number, total=total, description=Path(outcome.path).name, rate=rate)
 
         try:
-            if on_ray or address:
+            if address is None and read_engine(settings.data_dir) is not None:
+                outcomes = add_on_engine(paths, settings, advance)
+            elif on_ray or address:
                 outcomes = add_on_ray(paths, settings, address, advance)
             else:
                 outcomes = add_here(paths, settings, advance)
@@ -120,6 +171,21 @@ def add_here(paths: list[Path], settings: Settings, progress: IngestProgress) ->
         store.close()
 
 
+def add_on_engine(paths: list[Path], settings: Settings, progress: IngestProgress) -> list[AddOutcome]:
+    """Ingestion as Ray tasks on the kept engine, written by its document store actor."""
+    import ray  # noqa: PLC0415
+
+    from actors.ingestion import ingest_on_ray  # noqa: PLC0415
+
+    with document_parts(settings) as parts:
+        assert parts.engine is not None
+        handles = parts.engine.handles
+        try:
+            return ingest_on_ray(paths, handles.documents, handles.embedder, settings.docs, progress=progress)
+        except ray.exceptions.RayError as e:
+            raise FathomError(f"ingestion failed: {ray_error_cause(e)}") from e
+
+
 def add_on_ray(
     paths: list[Path], settings: Settings, address: str | None, progress: IngestProgress
 ) -> list[AddOutcome]:
@@ -141,9 +207,8 @@ def add_on_ray(
 @docs_app.command("ls")
 def list_documents() -> None:
     """List the documents: id, title, chunks, flags, source."""
-    store = open_store(_settings())
-    documents = store.documents()
-    store.close()
+    with document_parts(_settings()) as parts:
+        documents = asyncio.run(parts.documents.list_documents())
     if not documents:
         console.print("no documents (add some with `fathom docs add PATH`)")
         return
@@ -156,9 +221,8 @@ def remove(
     document_ids: Annotated[list[str], typer.Argument(help="Ids as `fathom docs ls` shows them.")],
 ) -> None:
     """Remove documents and every chunk of theirs."""
-    store = open_store(_settings())
-    missing = [i for i in document_ids if not store.remove(i)]
-    store.close()
+    with document_parts(_settings()) as parts:
+        missing = [i for i in document_ids if not asyncio.run(parts.documents.remove(i))]
     for document_id in document_ids:
         console.print(f"{'no such document' if document_id in missing else 'removed'} {document_id}")
     if missing:
@@ -174,12 +238,10 @@ def search(
     """Search the documents' chunks: hybrid (dense and BM25 fused by RRF), dense or sparse."""
     if mode not in MODES:
         _fail(FathomError(f"--mode must be one of {', '.join(MODES)}, got {mode!r}"))
-    settings = _settings()
-    store = open_store(settings)
-    vector = asyncio.run(ThreadedEmbedder(settings.embedder).embed([query]))[0]
-    hits = store.search(query, vector, limit, mode)
-    empty = not store.documents()
-    store.close()
+    with document_parts(_settings()) as parts:
+        vector = asyncio.run(parts.embedder.embed([query]))[0]
+        hits = asyncio.run(parts.documents.search(query, vector, limit, mode))
+        empty = not hits and not asyncio.run(parts.documents.list_documents())
     if not hits:
         console.print("no documents (add some with `fathom docs add PATH`)" if empty else "nothing matches")
     for n, hit in enumerate(hits, start=1):
@@ -205,20 +267,15 @@ def ask_command(
         history = [t.question for t in conversations.turns(conversation)] if conversation else []
     except InvalidRequestError as e:
         _fail(e)
-    store = open_store(settings)
-    try:
-        if not store.documents():
+    with document_parts(settings, judge=True) as parts:
+        if not asyncio.run(parts.documents.list_documents()):
             _fail(FathomError("no documents to ask (add some with `fathom docs add PATH`)"))
-        judge = build_judge(settings.llm, settings.embedder)
-        asyncio.run(judge.start())
-        embedder = ThreadedEmbedder(settings.embedder)
-        documents = Documents(store, embedder, settings.docs, settings.data_dir / "uploads")
-        result = asyncio.run(ask(question, documents, embedder, judge, reflect=reflect, history=history))
-        asyncio.run(judge.close())
-    except InvalidRequestError as e:
-        _fail(e)
-    finally:
-        store.close()
+        try:
+            result = asyncio.run(
+                ask(question, parts.documents, parts.embedder, parts.judge, reflect=reflect, history=history)
+            )
+        except InvalidRequestError as e:
+            _fail(e)
     if conversation:
         conversations.add(conversation, Turn(result.question, result.answer))
     logger.info(json.dumps(trace_record(result)))

@@ -11,6 +11,7 @@ from rich.console import Console
 from fathom_ray.cli.running import fail, settings_or_exit
 from fathom_ray.cli.tables import table
 from fathom_ray.errors import FathomError
+from fathom_ray.operations.engine_file import read_engine
 from fathom_ray.operations.metrics_text import figures
 
 console = Console()
@@ -19,17 +20,22 @@ console = Console()
 def metrics_command(
     url: Annotated[
         str | None,
-        typer.Option(help="A Prometheus endpoint (default: this machine's, FATHOM_RAY__METRICS_PORT)."),
+        typer.Option(
+            help="A Prometheus endpoint (default: the kept engine's, else FATHOM_RAY__METRICS_PORT's)."
+        ),
     ] = None,
 ) -> None:
     """Print sessions, pages, facts, judge calls, queue and latency, and round time, as Ray exports them."""
     settings = settings_or_exit(console)
-    endpoint = url or f"http://127.0.0.1:{settings.ray.metrics_port}/metrics"
+    kept = read_engine(settings.data_dir)
+    endpoint = url or (kept and kept.metrics) or f"http://127.0.0.1:{settings.ray.metrics_port}/metrics"
     try:
         response = httpx.get(endpoint, timeout=10)
         response.raise_for_status()
     except httpx.HTTPError as e:
-        fail(console, FathomError(f"no metrics at {endpoint} ({e}); is `fathom serve` running?"))
+        fail(
+            console, FathomError(f"no metrics at {endpoint} ({e}); is `fathom serve` or `fathom up` running?")
+        )
     rows = figures(response.text)
     if not rows:
         fail(console, FathomError(f"{endpoint} answers, but holds no fathom_* metric yet (run a session)"))

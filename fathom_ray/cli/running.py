@@ -152,7 +152,7 @@ def _started_engine(
             engine = start_engine(settings, network)
         except ray.exceptions.RayError as e:
             raise FathomError(f"the engine could not start: {ray_error_cause(e)}") from e
-        yield replace(engine, dashboard_url=urls.dashboard)
+        yield replace(engine, dashboard_url=urls.dashboard, metrics_url=urls.metrics)
 
 
 def command_name() -> str:

@@ -37,6 +37,7 @@ class EngineFile:
     by: str  # "fathom up" or "fathom serve"
     idle_timeout_s: float | None  # None: kept until stopped
     dashboard: str | None = None
+    metrics: str | None = None  # its node's Prometheus endpoint
 
 
 def engine_path(data_dir: Path) -> Path:

@@ -78,6 +78,10 @@ def test_commands_attach_to_the_engine_up_keeps_two_at_once_and_down_stops_it(tm
         for out in (tmp_path / "a", tmp_path / "b"):
             assert any("572" in str(fact["evidence"]) for fact in _facts(out))
         assert not (data / "side").exists()  # nobody met a held store
+        _documents_through_the_engine(env, tmp_path)
+        assert kept.metrics
+        shown = _fathom(env, "metrics")  # the kept engine's endpoint (a port taken moves it)
+        assert kept.metrics in " ".join((shown.stdout + shown.stderr).split())
     finally:
         down = _fathom(env, "down")
     assert down.returncode == 0, down.stdout + down.stderr
@@ -86,6 +90,30 @@ def test_commands_attach_to_the_engine_up_keeps_two_at_once_and_down_stops_it(tm
     assert read_engine(data) is None
     assert "stopping" in (data / "engine.log").read_text()  # it shut down in order, not killed
     assert "no engine is running" in _fathom(env, "down").stdout
+
+
+def _documents_through_the_engine(env: dict[str, str], tmp_path: Path) -> None:
+    """The engine owns the document store: docs and ask work through its actors (no lock met)."""
+    note = tmp_path / "wal.md"
+    note.write_text("# Journaling\n\n## WAL\n\nThe write-ahead log lets readers run beside one writer.")
+    added = _fathom(env, "docs", "add", str(note))
+    assert added.returncode == 0, added.stdout + added.stderr
+    assert "attached to the engine" in " ".join(added.stderr.split())
+    assert "added" in added.stdout
+    listed = _fathom(env, "docs", "ls")
+    assert "Journaling" in listed.stdout, listed.stdout + listed.stderr
+    document_id = next(
+        line.split("│")[1].strip() for line in listed.stdout.splitlines() if "Journaling" in line
+    )
+    found = _fathom(env, "docs", "search", "readers beside a writer", "--limit", "1")
+    assert f"doc://{document_id}#0" in found.stdout, found.stdout + found.stderr
+    asked = _fathom(env, "ask", "What does the write-ahead log let readers do?", "--json")
+    assert asked.returncode == 0, asked.stdout + asked.stderr
+    answer = json.loads(asked.stdout)
+    assert "beside one writer" in json.dumps(answer)
+    removed = _fathom(env, "docs", "rm", document_id)
+    assert f"removed {document_id}" in removed.stdout, removed.stdout + removed.stderr
+    assert "Journaling" not in _fathom(env, "docs", "ls").stdout
 
 
 def test_a_killed_engine_leaves_nothing_locked_and_an_idle_one_stops_itself(tmp_path: Path) -> None:

@@ -101,7 +101,7 @@ def test_fathom_metrics_prints_the_figures_or_says_why_not(endpoint: str) -> Non
         closed = probe.getsockname()[1]
     missing = runner.invoke(app, ["metrics", "--url", f"http://127.0.0.1:{closed}/metrics"])
     assert missing.exit_code == 2
-    assert "is `fathom serve` running?" in missing.output
+    assert "is `fathom serve` or `fathom up` running?" in missing.output
 
 
 def test_a_port_in_use_gives_way_to_the_next_free_one() -> None:
