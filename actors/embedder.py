@@ -19,7 +19,8 @@ class EmbedderService:
         self._lock = asyncio.Lock()
 
     async def start(self) -> int:
-        await asyncio.to_thread(self._embedder.start)
+        async with self._lock:  # the judge's first embed may come at once: one load
+            await asyncio.to_thread(self._embedder.start)
         return self._embedder.dimension
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:

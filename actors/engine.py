@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -43,6 +44,7 @@ class Engine:
     metrics_url: str | None = None  # this node's Prometheus endpoint, where that command knows it
     placement: Mapping[str, PartPlacement] = field(default_factory=dict)  # where each part went
     browser_pools: tuple[Any, ...] = ()  # every pool (``handles.browser`` is the first): held, so they live
+    startup: Mapping[str, float] = field(default_factory=dict)  # each part's seconds until ready
 
     def spawn_session(self, session_id: str, request: ResearchRequest) -> Any:
         """A new Session actor for ``request`` on this engine (not started: call its ``run``)."""
@@ -101,6 +103,7 @@ def start_engine(
     pass a scripted one). Every actor is named, ``name_prefix`` + part (``fathom-judge``, ...) so
     operators can find them, or a prefix unique to this engine.
     """
+    began = time.monotonic()
     settings = resolve_judge(settings)
     if gpu is None:
         gpu = wants_gpu(settings)
@@ -116,6 +119,9 @@ def start_engine(
     def where(part: str) -> dict[str, Any]:
         return dict(plan[part].options)
 
+    # the longest part first: the embedder's model loads while the other parts start
+    embedder = embedder_actor(gpu, name("embedder"), **where("embedder")).remote(settings.embedder)
+    starts = {"embedder": embedder.start.remote()}
     pools = [
         browser_pool_actor(pool, **where("browser"), **_kept_to(plan["browser"].nodes, i)).remote(
             settings.browser, settings.fetch, network
@@ -128,9 +134,9 @@ def start_engine(
         judge=ray.get_actor(judge)
         if judge is not None
         else judge_actor(settings.llm, gpu, name("judge"), **where("judge")).remote(
-            settings.llm, embedder=settings.embedder
+            settings.llm, embedder=settings.embedder, shared_embedder=(name("embedder"), directory.namespace)
         ),
-        embedder=embedder_actor(gpu, name("embedder"), **where("embedder")).remote(settings.embedder),
+        embedder=embedder,
         memory=source_memory_actor(name("memory"), **where("memory")).remote(settings),
         frontier=frontier_actor(name("frontier"), **where("frontier")).remote(settings),
         documents=document_store_actor(name("documents"), **where("documents")).remote(
@@ -138,24 +144,45 @@ def start_engine(
         ),
         ledger=task_ledger_actor(name("ledger"), **where("ledger")).remote(settings.data_dir / "ledger"),
     )
-    starts = {
+    starts |= {
         **{_pool_label(i, len(pools)): pool.start.remote() for i, pool in enumerate(pools)},
         "judge": handles.judge.start.remote(),
-        "embedder": handles.embedder.start.remote(),
         "source memory (Qdrant, graph store)": handles.memory.start.remote(),
         "document store (Qdrant)": handles.documents.start.remote(),
     }
-    started: dict[str, Any] = {}
-    for part, ref in starts.items():
-        try:
-            started[part] = ray.get(ref, timeout=STARTUP_TIMEOUT_S)
-        except RayError as e:
-            raise FathomError(f"the {part} could not start: {failure_reason(e)}") from e
+    started, ready_s = _started(starts, began)
     info = started["judge"]
     judge_info = info if isinstance(info, JudgeInfo) else JudgeInfo("", "")
     return Engine(
-        settings, network, handles, directory, judge_info, placement=plan, browser_pools=tuple(pools)
+        settings,
+        network,
+        handles,
+        directory,
+        judge_info,
+        placement=plan,
+        browser_pools=tuple(pools),
+        startup=ready_s,
     )
+
+
+def _started(starts: Mapping[str, Any], since: float) -> tuple[dict[str, Any], dict[str, float]]:
+    """What each part's ``start`` returned, and the seconds from ``since`` until it was ready, in the
+    order the parts became ready; the first part that fails is a ``FathomError`` naming it."""
+    pending = {ref: part for part, ref in starts.items()}
+    started: dict[str, Any] = {}
+    ready_s: dict[str, float] = {}
+    deadline = since + STARTUP_TIMEOUT_S
+    while pending:
+        done, _ = ray.wait(list(pending), num_returns=1, timeout=max(0.0, deadline - time.monotonic()))
+        if not done:
+            raise FathomError(f"the {', '.join(pending.values())} did not start in {STARTUP_TIMEOUT_S} s")
+        part = pending.pop(done[0])
+        try:
+            started[part] = ray.get(done[0])
+        except RayError as e:
+            raise FathomError(f"the {part} could not start: {failure_reason(e)}") from e
+        ready_s[part] = time.monotonic() - since
+    return started, ready_s
 
 
 def run_session(

@@ -15,9 +15,12 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
+import ray
+
 from actors.actor_class import actor_class
 from actors.metrics import JudgeMetrics
 from fathom_ray.adapters.llm_backends import build_judge
+from fathom_ray.judges.evidence.judge import EvidenceJudge
 from fathom_ray.judges.llm import answers
 from fathom_ray.judges.llm.judge import Judge, LLMBackend
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact, Usage
@@ -39,10 +42,12 @@ class JudgeService:
         settings: LLMSettings,
         backend_factory: Callable[[LLMSettings], LLMBackend] | None = None,
         embedder: EmbedderSettings | None = None,
+        shared_embedder: tuple[str, str] | None = None,
     ) -> None:
         self._settings = settings
         self._backend_factory = backend_factory
         self._embedder = embedder
+        self._shared_embedder = shared_embedder  # (name, namespace) of the engine's Embedder actor
         self._judge: JudgePort | None = None
         self._info = JudgeInfo(settings.backend, "", "not started")
         self._slots = asyncio.Semaphore(settings.max_queue)
@@ -53,6 +58,13 @@ class JudgeService:
     def _build(self) -> JudgePort:
         if self._backend_factory is not None:
             return Judge(self._backend_factory(self._settings), self._settings, self._settings.page_chars)
+        if self._shared_embedder is not None and self._settings.backend == "evidence":
+            # the engine's Embedder actor, not a second copy of the model in this process: one load
+            # at start-up (its cache shared with source memory), the same vectors
+            from actors.session import Remote  # noqa: PLC0415 (only the evidence judge uses it)
+
+            name, namespace = self._shared_embedder
+            return EvidenceJudge(Remote(ray.get_actor(name, namespace)), self._settings.evidence_threshold)
         return build_judge(self._settings, self._embedder)
 
     async def start(self) -> JudgeInfo:

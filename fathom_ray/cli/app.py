@@ -27,6 +27,7 @@ from fathom_ray.cli.ledger import ledger_command
 from fathom_ray.cli.metrics import metrics_command
 from fathom_ray.cli.research import answer_lines, run_research, run_swarm, serve_forever
 from fathom_ray.cli.running import fail, serve_until_interrupted, settings_or_exit
+from fathom_ray.cli.startup import startup_timings
 from fathom_ray.cli.tables import table
 from fathom_ray.cli.web import build_index, run_search
 from fathom_ray.errors import FathomError, InvalidRequestError
@@ -109,9 +110,17 @@ def doctor(
     address: Annotated[
         str | None, typer.Option(help="A Ray cluster: also print where each part would run on it.")
     ] = None,
+    timings: Annotated[
+        bool,
+        typer.Option("--timings", help="Start the engine (or attach) and print each part's start-up time."),
+    ] = False,
+    web: Annotated[Web, typer.Option(help="With --timings: the web the engine is for.")] = Web.INTERNET,
 ) -> None:
     """Check what a research session needs (browser, documentation sites, models) and say what is missing."""
     settings = _settings()
+    if timings:
+        _print_timings(settings, web)
+        return
     checks = [
         (check.name, "[green]ok[/green]" if check.ok else "[yellow]attention[/yellow]", check.detail)
         for check in run_checks(settings)
@@ -127,6 +136,16 @@ def doctor(
             for part in placement
         ]
         console.print(table(("part", "runs on", "missing"), rows, title=f"placement on {address}"))
+
+
+def _print_timings(settings: Settings, web: Web) -> None:
+    say = functools.partial(console.print, markup=False, highlight=False)
+    try:
+        rows = startup_timings(settings, web.value, say)
+    except FathomError as e:
+        _fail(e)
+    body = [(part, f"{seconds:.2f}") for part, seconds in rows]
+    console.print(table(("part", "seconds"), body, title="start-up", right=("seconds",)))
 
 
 @app.command()

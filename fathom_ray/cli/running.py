@@ -28,6 +28,7 @@ from fathom_ray.web.network import NetworkMap
 if TYPE_CHECKING:
     from actors.engine import Engine
 
+RAY_PART = "Ray (a local cluster, or joining one)"
 STARTING = "starting the browser pool, the judge, the embedder and the stores ..."
 
 
@@ -142,7 +143,9 @@ def _started_engine(
     with contextlib.ExitStack() as stack:
         if not address:  # a local engine runs the stores of this machine's data folder
             settings = stack.enter_context(own_stores(settings, command_name(), report))
+        began = time.monotonic()
         urls = start_ray(address, settings.ray if dashboard else None, ENGINE_NAMESPACE)
+        ray_s = time.monotonic() - began
         stack.callback(ray.shutdown)
         if urls.dashboard:
             metrics = f" (metrics: {urls.metrics})" if urls.metrics else ""
@@ -152,7 +155,8 @@ def _started_engine(
             engine = start_engine(settings, network)
         except ray.exceptions.RayError as e:
             raise FathomError(f"the engine could not start: {ray_error_cause(e)}") from e
-        yield replace(engine, dashboard_url=urls.dashboard, metrics_url=urls.metrics)
+        startup = {RAY_PART: ray_s, **engine.startup}
+        yield replace(engine, dashboard_url=urls.dashboard, metrics_url=urls.metrics, startup=startup)
 
 
 def command_name() -> str:

@@ -24,6 +24,7 @@ from fathom_ray.text.text_index import Hit, TextIndex
 logger = logging.getLogger(__name__)
 SEARCH_HOST = "search.test"
 HANG_LIMIT_S = 3600.0
+LOAD_TIMEOUT_S = 600.0
 
 
 class TestWeb:
@@ -35,7 +36,9 @@ class TestWeb:
         self._stopping = threading.Event()
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
-        self.index: TextIndex | None = None
+        self._loaded = threading.Event()
+        self._index: TextIndex | None = None
+        self._load_error: BaseException | None = None
         self.requested: set[tuple[str, str]] = set()  # (Host, path) of every request, for tests
 
     @property
@@ -52,10 +55,29 @@ class TestWeb:
         """Chromium's ``--host-resolver-rules`` that send every .test host here and nothing elsewhere."""
         return f"MAP *.test 127.0.0.1:{self.port}, MAP * ~NOTFOUND, EXCLUDE 127.0.0.1"
 
+    @property
+    def index(self) -> TextIndex:
+        """The search index, once loaded (a load that failed raises here, for every request)."""
+        if not self._loaded.wait(LOAD_TIMEOUT_S):
+            raise RuntimeError(f"the offline web's index did not load in {LOAD_TIMEOUT_S:g} s")
+        if self._index is None:
+            raise RuntimeError(f"the offline web's index did not load: {self._load_error}")
+        return self._index
+
+    def _load(self) -> None:
+        try:
+            self._index = load_or_build(self._cache_dir)
+            for make in (faults.gzip_bomb, faults.many_links, faults.deep_nesting):
+                make()  # built once now, so no request waits on it
+        except Exception as e:  # said by every request that needs it  # noqa: BLE001
+            self._load_error = e
+        finally:
+            self._loaded.set()
+
     def start(self) -> TestWeb:
-        self.index = load_or_build(self._cache_dir)
-        for make in (faults.gzip_bomb, faults.many_links, faults.deep_nesting):
-            make()  # built once now, so no request waits on it
+        """Listen at once (the port is known), the index loading beside whatever starts next;
+        a request waits for the load."""
+        threading.Thread(target=self._load, name="testweb-index", daemon=True).start()
         handler = type("BoundHandler", (_Handler,), {"web": self})
         self._server = _QuietServer(("127.0.0.1", self._port), handler)
         self._server.daemon_threads = True
@@ -112,6 +134,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.do_GET()
 
     def _dispatch(self) -> None:
+        self.web.index  # noqa: B018 (every page waits for the load: the fault pages are built there)
         parts = urlsplit(self.path)
         self.web.requested.add((self.host, parts.path))
         if self.host == SEARCH_HOST:
@@ -154,7 +177,6 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(200, content_type, read_body(file))
 
     def _search(self, path: str, query: dict[str, list[str]]) -> None:
-        assert self.web.index is not None
         text = query.get("q", [""])[0]
         limit = min(50, int(query.get("n", ["10"])[0] or 10))
         hits = self.web.index.search(text, limit=limit) if text.strip() else []

@@ -1,0 +1,49 @@
+"""``fathom doctor --timings``: how long each part of the engine takes to start here.
+
+Without a kept engine, it starts one as a command does (Ray, then every part at once), prints each
+part's seconds until ready and stops it. With one kept for this data folder (`fathom up`), it prints
+that engine's own start-up and how long attaching to it takes, which is what a command pays now.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable, Mapping
+
+from fathom_ray.cli.attach import attached_engine, choose_engine
+from fathom_ray.cli.running import RAY_PART, running_engine
+from fathom_ray.settings import Settings
+from fathom_ray.testweb.server import TestWeb
+from fathom_ray.web.network import NetworkMap, settings_for
+
+ALL_PARTS = "every part (the engine ready)"
+ATTACH = "attaching to the kept engine (what a command pays)"
+
+
+def startup_timings(settings: Settings, web: str, say: Callable[[str], None]) -> list[tuple[str, float]]:
+    """(part, seconds) rows: Ray, then each part in the order it was ready (seconds from the
+    parts' start), the whole; or a kept engine's rows and the attach."""
+    began = time.monotonic()
+    choice = choose_engine(settings, web, None, no_attach=False)
+    if choice.attach is not None:
+        with attached_engine(choice.attach, settings, say) as engine:
+            attach_s = time.monotonic() - began
+        return [*_rows(engine.startup), (ATTACH, attach_s)]
+    with contextlib.ExitStack() as stack:
+        network = (
+            NetworkMap.offline(stack.enter_context(TestWeb()).port) if web == "offline" else NetworkMap()
+        )
+        with running_engine(settings_for(settings, network), network, None, "start-up", say) as engine:
+            whole = time.monotonic() - began
+        return [*_rows(engine.startup), ("the command, in all", whole)]
+
+
+def _rows(startup: Mapping[str, float]) -> list[tuple[str, float]]:
+    parts = dict(startup)
+    ray_s = parts.pop(RAY_PART, None)
+    rows = [(RAY_PART, ray_s)] if ray_s is not None else []
+    rows += list(parts.items())
+    if parts:
+        rows.append((ALL_PARTS, max(parts.values())))
+    return rows
