@@ -306,7 +306,11 @@ def up(
 def down() -> None:
     """Stop the engine `fathom up` started for this data folder."""
     settings = _settings()
-    if stop_kept_engine(settings, lambda line: console.print(line, markup=False, highlight=False)):
+    try:
+        stopped = stop_kept_engine(settings, lambda line: console.print(line, markup=False, highlight=False))
+    except FathomError as e:
+        _fail(e)
+    if stopped:
         console.print("stopped")
     else:
         console.print(f"no engine is running for {settings.data_dir}", markup=False)

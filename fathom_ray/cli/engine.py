@@ -30,6 +30,7 @@ from fathom_ray.settings import Settings
 from fathom_ray.web.network import NetworkMap
 
 ENGINE_LOG = "engine.log"
+UP = "fathom up"  # who a kept engine says started it
 READY_TIMEOUT_S = 600.0
 STOP_TIMEOUT_S = 60.0
 
@@ -38,6 +39,10 @@ def start_kept_engine(settings: Settings, web: str, say: Callable[[str], None]) 
     """The engine kept for ``settings.data_dir``: the running one (False), or a new one once it is
     ready (True)."""
     running = read_engine(settings.data_dir)
+    if running is not None and running.web != web:
+        raise FathomError(
+            f"{since(running)} is running for this data folder: stop it first to start one for the {web} web"
+        )
     if running is not None:
         return running, False
     refuse_if_held(settings)
@@ -66,6 +71,8 @@ def stop_kept_engine(settings: Settings, say: Callable[[str], None]) -> bool:
     running = read_engine(settings.data_dir)
     if running is None:
         return False
+    if running.by != UP:
+        raise FathomError(f"{since(running)}: stop it where it runs (Ctrl-C), not with `fathom down`")
     say(f"stopping {since(running)} ...")
     os.kill(running.pid, signal.SIGINT)  # as Ctrl-C: Ray takes SIGTERM over in its processes
     if not _gone(running.pid, STOP_TIMEOUT_S):
@@ -101,7 +108,7 @@ def hold_engine(settings: Settings, network: NetworkMap, say: Callable[[str], No
     idle = settings.engine.idle_timeout_s
     with (
         running_engine(settings, network, None, "the engine", say, dashboard=True) as engine,
-        published(engine, network, "fathom up", idle) as keeper,
+        published(engine, network, UP, idle) as keeper,
     ):
         say(f"ready; it stops after {idle:g} s with no command on it, or on `fathom down`")
         waited = hold_until_idle(keeper, idle)
@@ -110,7 +117,7 @@ def hold_engine(settings: Settings, network: NetworkMap, say: Callable[[str], No
 
 def refuse_if_held(settings: Settings) -> None:
     """A ``FathomError`` when another process runs the stores of ``settings.data_dir``."""
-    held = lock_stores(settings.data_dir, "fathom up")
+    held = lock_stores(settings.data_dir, UP)
     if held is None:
         raise FathomError(
             f"the stores in {settings.data_dir} are in use by {stores_holder(settings.data_dir)}: "

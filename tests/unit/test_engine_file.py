@@ -6,9 +6,14 @@ import os
 import subprocess
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
+import pytest
+
 from fathom_ray.cli.attach import EngineChoice, choose_engine, engine_network, own_stores
+from fathom_ray.cli.engine import start_kept_engine, stop_kept_engine
+from fathom_ray.errors import FathomError
 from fathom_ray.operations.engine_file import (
     EngineFile,
     engine_path,
@@ -128,3 +133,15 @@ def test_choose_engine_attaches_on_the_same_web_only(tmp_path: Path) -> None:
     assert private.note
     assert "--no-attach" in private.note
     assert choose_engine(settings, "offline", "ray://cluster:10001", no_attach=False) == EngineChoice()
+
+
+def test_up_for_another_web_and_down_on_serves_engine_are_clear_errors(tmp_path: Path) -> None:
+    settings = load_settings(data_dir=tmp_path)
+    write_engine(tmp_path, _engine(os.getpid(), web="offline"))
+    assert start_kept_engine(settings, "offline", print) == (read_engine(tmp_path), False)  # a no-op
+    with pytest.raises(FathomError, match="stop it first to start one for the internet web"):
+        start_kept_engine(settings, "internet", print)
+    write_engine(tmp_path, replace(_engine(os.getpid()), by="fathom serve"))
+    with pytest.raises(FathomError, match="stop it where it runs"):
+        stop_kept_engine(settings, print)
+    assert read_engine(tmp_path) is not None  # nothing was stopped
