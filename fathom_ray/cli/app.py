@@ -17,7 +17,6 @@ from typing import Annotated, NoReturn
 import typer
 from rich.console import Console
 
-from fathom_ray.adapters.search_backends import local_index_path
 from fathom_ray.cli.attach import EngineChoice, choose_engine, engine_network
 from fathom_ray.cli.choices import DEPTHS, Method, Search, Transport, Web
 from fathom_ray.cli.docs import ask_command, docs_app
@@ -387,6 +386,8 @@ def index(
     ] = Web.INTERNET,
 ) -> None:
     """Build the local search index (tantivy, BM25) that `--search local` uses."""
+    from fathom_ray.adapters.search_backends import local_index_path  # noqa: PLC0415
+
     settings = _settings()
     target = out or local_index_path(settings)
     with contextlib.ExitStack() as stack:

@@ -25,23 +25,18 @@ from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from fathom_ray.adapters.document_points import MODES
-from fathom_ray.adapters.document_stores import DocumentStoreImpl, open_document_store
-from fathom_ray.adapters.llm_backends import ThreadedEmbedder, build_judge
 from fathom_ray.cli.running import fail, ray_error_cause, settings_or_exit, start_ray
 from fathom_ray.cli.tables import table
-from fathom_ray.documents.answering import line_json
-from fathom_ray.documents.ask import AskResult, ask
-from fathom_ray.documents.conversations import Conversations, Turn
-from fathom_ray.documents.ingest import Progress as IngestProgress
-from fathom_ray.documents.ingest import add_paths
 from fathom_ray.documents.models import AddOutcome
-from fathom_ray.documents.service import Documents
 from fathom_ray.errors import FathomError, InvalidRequestError
 from fathom_ray.operations.engine_file import read_engine
 from fathom_ray.settings import Settings, ingest_embedder
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # the store, the models and ask load only for the command that uses them
     from actors.engine import Engine
+    from fathom_ray.adapters.document_stores import DocumentStoreImpl
+    from fathom_ray.documents.ask import AskResult
+    from fathom_ray.documents.ingest import Progress as IngestProgress
 
 logger = logging.getLogger("fathom_ray.ask")
 docs_app = typer.Typer(help="Your own documents: add, list, remove, search.", no_args_is_help=True)
@@ -51,6 +46,8 @@ notices = Console(stderr=True)
 
 def open_store(settings: Settings) -> DocumentStoreImpl:
     """The store, opened here; a one-time migration says what it does on stderr."""
+    from fathom_ray.adapters.document_stores import open_document_store  # noqa: PLC0415
+
     return open_document_store(settings, lambda message: notices.print(f"[yellow]{escape(message)}[/]"))
 
 
@@ -83,6 +80,9 @@ def document_parts(settings: Settings, judge: bool = False) -> Iterator[Document
                 Remote(handles.documents), Remote(handles.embedder), RemoteJudge(handles.judge), engine
             )
         return
+    from fathom_ray.adapters.llm_backends import ThreadedEmbedder, build_judge  # noqa: PLC0415
+    from fathom_ray.documents.service import Documents  # noqa: PLC0415
+
     store = open_store(settings)
     try:
         embedder = ThreadedEmbedder(settings.embedder)
@@ -162,6 +162,9 @@ def add(
 
 def add_here(paths: list[Path], settings: Settings, progress: IngestProgress) -> list[AddOutcome]:
     """Ingestion in this process: the store opened here, the packaged embedder on this CPU."""
+    from fathom_ray.adapters.llm_backends import ThreadedEmbedder  # noqa: PLC0415
+    from fathom_ray.documents.ingest import add_paths  # noqa: PLC0415
+
     store = open_store(settings)
     try:
         return asyncio.run(
@@ -261,6 +264,10 @@ def ask_command(
     ] = None,
 ) -> None:
     """Answer a question from your documents, every claim citing a numbered passage."""
+    from fathom_ray.documents.answering import line_json  # noqa: PLC0415
+    from fathom_ray.documents.ask import ask  # noqa: PLC0415
+    from fathom_ray.documents.conversations import Conversations, Turn  # noqa: PLC0415
+
     settings = _settings()
     conversations = Conversations(settings.data_dir / "conversations")
     try:
