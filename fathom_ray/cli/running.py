@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from actors.engine import Engine
 
 RAY_PART = "Ray (a local cluster, or joining one)"
-STARTING = "starting the browser pool, the judge, the embedder and the stores ..."
+STARTING = "starting an engine of its own: browser, judge, embedder, stores ..."
 
 
 def start_ray(

@@ -74,7 +74,7 @@ def test_commands_attach_to_the_engine_up_keeps_two_at_once_and_down_stops_it(tm
         said = _finished([_research(env, tmp_path / "a"), _research(env, tmp_path / "b")])
         for text in said:
             assert "attached to the engine fathom up started" in text
-            assert "starting the browser pool" not in text  # no engine of its own
+            assert "starting an engine of its own" not in text
         for out in (tmp_path / "a", tmp_path / "b"):
             assert any("572" in str(fact["evidence"]) for fact in _facts(out))
         assert not (data / "side").exists()  # nobody met a held store
@@ -82,6 +82,10 @@ def test_commands_attach_to_the_engine_up_keeps_two_at_once_and_down_stops_it(tm
         assert kept.metrics
         shown = _fathom(env, "metrics")  # the kept engine's endpoint (a port taken moves it)
         assert kept.metrics in " ".join((shown.stdout + shown.stderr).split())
+        timed = _fathom(env, "doctor", "--timings", "--web", "offline")
+        assert timed.returncode == 0, timed.stdout + timed.stderr
+        for part in ("Ray", "browser pool", "judge", "embedder", "every part", "attaching to the kept"):
+            assert part in timed.stdout
     finally:
         down = _fathom(env, "down")
     assert down.returncode == 0, down.stdout + down.stderr
@@ -124,6 +128,11 @@ def test_a_killed_engine_leaves_nothing_locked_and_an_idle_one_stops_itself(tmp_
     assert killed is not None
     os.kill(killed.pid, signal.SIGKILL)
     assert _gone(killed.pid, 30)
+    timed = _fathom(_env(data), "doctor", "--timings", "--web", "offline")  # a cold engine on the same stores
+    assert timed.returncode == 0, timed.stdout + timed.stderr
+    assert "keeps its own" not in timed.stdout  # nothing was left locked
+    for part in ("Ray", "browser pool", "source memory", "judge", "every part", "the command, in all"):
+        assert part in timed.stdout
     idle = _env(data, FATHOM_ENGINE__IDLE_TIMEOUT_S="4")
     again = _fathom(idle, "up", "--web", "offline")  # starts cleanly on the same stores
     assert again.returncode == 0, again.stdout + again.stderr

@@ -80,7 +80,7 @@ def test_quick_research_on_the_offline_web_finds_the_answer(tmp_path: Path) -> N
     assert all("PEP 572" in evidence[i] for i in pep["fact_ids"])
     # the answer lines come first: the live view is gone, its checklist and findings bullets too
     lines = [line for line in run.stdout.splitlines() if line.strip()]
-    assert lines[0].startswith("starting the browser pool")  # the one line before the answers
+    assert lines[0].startswith("starting an engine of its own")  # the one line before the answers
     assert lines[1].startswith(f"{result['answers'][0]['question']} -> "), run.stdout[:2000]
     assert "•" not in run.stdout
     printed = run.stdout.index(f"{version['question']} -> 3.8")  # printed first, then the facts
