@@ -31,6 +31,7 @@ from fathom_ray.settings import Settings
 from fathom_ray.web.network import NetworkMap
 
 STARTUP_TIMEOUT_S = 600
+EMBEDDER = "embedder"
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +46,8 @@ class Engine:
     placement: Mapping[str, PartPlacement] = field(default_factory=dict)  # where each part went
     browser_pools: tuple[Any, ...] = ()  # every pool (``handles.browser`` is the first): held, so they live
     startup: Mapping[str, float] = field(default_factory=dict)  # each part's seconds until ready
+    started_at: float = 0.0  # time.monotonic() when the parts began to start, on the starting machine
+    embedder_warming: Any = None  # the embedder's start, when the engine did not wait for it
 
     def spawn_session(self, session_id: str, request: ResearchRequest) -> Any:
         """A new Session actor for ``request`` on this engine (not started: call its ``run``)."""
@@ -96,12 +99,17 @@ def start_engine(
     gpu: bool | None = None,
     judge: str | None = None,
     name_prefix: str = "",
+    *,
+    wait_embedder: bool = True,
 ) -> Engine:
     """Create and start every shared actor; a part that cannot start is a ``FathomError`` naming it.
 
     ``judge`` names a running actor with the Judge's methods that replaces the Judge actor (tests
     pass a scripted one). Every actor is named, ``name_prefix`` + part (``fathom-judge``, ...) so
-    operators can find them, or a prefix unique to this engine.
+    operators can find them, or a prefix unique to this engine. Without ``wait_embedder`` the engine
+    is returned before the embedder's model has loaded (``Engine.embedder_warming``): a session's
+    first steps (its checklist, search, first fetches) run beside the load, and its first embedding
+    waits for it.
     """
     began = time.monotonic()
     settings = resolve_judge(settings)
@@ -121,7 +129,8 @@ def start_engine(
 
     # the longest part first: the embedder's model loads while the other parts start
     embedder = embedder_actor(gpu, name("embedder"), **where("embedder")).remote(settings.embedder)
-    starts = {"embedder": embedder.start.remote()}
+    warming = embedder.start.remote()
+    starts = {EMBEDDER: warming} if wait_embedder else {}
     pools = [
         browser_pool_actor(pool, **where("browser"), **_kept_to(plan["browser"].nodes, i)).remote(
             settings.browser, settings.fetch, network
@@ -144,7 +153,7 @@ def start_engine(
         ),
         ledger=task_ledger_actor(name("ledger"), **where("ledger")).remote(settings.data_dir / "ledger"),
     )
-    starts |= {
+    starts = starts | {
         **{_pool_label(i, len(pools)): pool.start.remote() for i, pool in enumerate(pools)},
         "judge": handles.judge.start.remote(),
         "source memory (Qdrant, graph store)": handles.memory.start.remote(),
@@ -162,6 +171,8 @@ def start_engine(
         placement=plan,
         browser_pools=tuple(pools),
         startup=ready_s,
+        started_at=began,
+        embedder_warming=None if wait_embedder else warming,
     )
 
 

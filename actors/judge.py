@@ -64,7 +64,8 @@ class JudgeService:
             from actors.session import Remote  # noqa: PLC0415 (only the evidence judge uses it)
 
             name, namespace = self._shared_embedder
-            return EvidenceJudge(Remote(ray.get_actor(name, namespace)), self._settings.evidence_threshold)
+            embedder = Remote(ray.get_actor(name, namespace))  # it loads its model at the engine's start
+            return EvidenceJudge(embedder, self._settings.evidence_threshold, warm=False)
         return build_judge(self._settings, self._embedder)
 
     async def start(self) -> JudgeInfo:

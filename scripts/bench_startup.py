@@ -116,7 +116,7 @@ def _research(tree: Path, out: Path, data: Path | None = None) -> tuple[float, f
     wall = time.monotonic() - started
     result = json.loads((out / "result.json").read_text())
     assert result["facts"], f"no facts in {out}"
-    return wall, float(result["usage"]["wall_s"])
+    return wall, float(result["usage"]["session_s"])
 
 
 def _timings(data: Path) -> list[tuple[str, float]]:

@@ -52,7 +52,9 @@ def run_eval(
     agents: int = 3,
     choice: EngineChoice | None = None,
 ) -> dict[str, Any]:
-    with running_engine(settings, network, address, "the evaluation", report, choice=choice) as engine:
+    with running_engine(
+        settings, network, address, "the evaluation", report, choice=choice, wait_embedder=False
+    ) as engine:
         return evaluate(
             questions,
             methods,

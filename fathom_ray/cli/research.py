@@ -77,7 +77,14 @@ def run_research(  # noqa: PLR0917 (the command's options, passed on)
 
     started = time.monotonic()
     with running_engine(
-        settings, network, address, "the session", console.print, dashboard=dashboard, choice=choice
+        settings,
+        network,
+        address,
+        "the session",
+        console.print,
+        dashboard=dashboard,
+        choice=choice,
+        wait_embedder=False,
     ) as engine:
         view = LiveView(request.goal, judge=engine.judge.label)
         # transient: the live view is progress, gone at the end, so the answer lines come first
@@ -109,7 +116,14 @@ def run_swarm(
 
     swarm_id = new_session_id("w")
     with running_engine(
-        settings, network, address, "the swarm", console.print, dashboard=dashboard, choice=choice
+        settings,
+        network,
+        address,
+        "the swarm",
+        console.print,
+        dashboard=dashboard,
+        choice=choice,
+        wait_embedder=False,
     ) as engine:
         console.print(f"swarm {swarm_id}: {agents} researchers on {request.goal!r} ...")
         report = run(engine, request, swarm_id, agents)

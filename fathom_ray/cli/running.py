@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -106,11 +106,14 @@ def running_engine(
     *,
     dashboard: bool = False,
     choice: EngineChoice | None = None,
+    wait_embedder: bool = True,
 ) -> Iterator[Engine]:
     """The engine for the ``with`` block; ``what`` names the work in an error. ``choice`` (from
     ``choose_engine``) may name a kept engine to attach to; otherwise one is started on a running Ray,
     holding the data folder's stores (or its own, when another process holds those). With
-    ``dashboard`` a local Ray has its dashboard and metrics endpoint; their URLs are said."""
+    ``dashboard`` a local Ray has its dashboard and metrics endpoint; their URLs are said. Without
+    ``wait_embedder`` a started engine is handed over while its embedder's model still loads (a
+    command's sessions start beside the load; an engine kept for others waits for it)."""
     import ray  # noqa: PLC0415
 
     choice = choice or EngineChoice()
@@ -120,7 +123,11 @@ def running_engine(
         if choice.attach is not None:
             engine = stack.enter_context(attached_engine(choice.attach, settings, report))
         else:
-            engine = stack.enter_context(_started_engine(settings, network, address, report, dashboard))
+            engine = stack.enter_context(
+                _started_engine(
+                    settings, network, address, report, dashboard=dashboard, wait_embedder=wait_embedder
+                )
+            )
         try:
             yield engine
         except ray.exceptions.RayError as e:
@@ -133,7 +140,9 @@ def _started_engine(
     network: NetworkMap,
     address: str | None,
     report: Callable[[str], None],
+    *,
     dashboard: bool,
+    wait_embedder: bool,
 ) -> Iterator[Engine]:
     """A new engine, on the Ray at ``address`` or a local one started here, stopped on the way out."""
     import ray  # noqa: PLC0415
@@ -152,11 +161,26 @@ def _started_engine(
             report(f"Ray dashboard: {urls.dashboard}{metrics}")
         report(STARTING)
         try:
-            engine = start_engine(settings, network)
+            engine = start_engine(settings, network, wait_embedder=wait_embedder)
         except ray.exceptions.RayError as e:
             raise FathomError(f"the engine could not start: {ray_error_cause(e)}") from e
         startup = {RAY_PART: ray_s, **engine.startup}
-        yield replace(engine, dashboard_url=urls.dashboard, metrics_url=urls.metrics, startup=startup)
+        try:
+            yield replace(engine, dashboard_url=urls.dashboard, metrics_url=urls.metrics, startup=startup)
+        finally:
+            _say_if_failed(engine.embedder_warming, "embedder", report)
+
+
+def _say_if_failed(start: Any, part: str, report: Callable[[str], None]) -> None:
+    """Say so when a part's start that nobody waited for ended in an error."""
+    import ray  # noqa: PLC0415
+
+    if start is None or not ray.wait([start], timeout=0)[0]:
+        return
+    try:
+        ray.get(start)
+    except ray.exceptions.RayError as e:
+        report(f"the {part} could not start: {ray_error_cause(e)}; the judge worked without it")
 
 
 def command_name() -> str:

@@ -1,7 +1,8 @@
 """``fathom doctor --timings``: how long each part of the engine takes to start here.
 
 Without a kept engine, it starts one as a command does (Ray, then every part at once), prints each
-part's seconds until ready and stops it. With one kept for this data folder (`fathom up`), it prints
+part's seconds until ready (the embedder's model loads beside a session's first steps: its row says
+when it was loaded) and stops it. With one kept for this data folder (`fathom up`), it prints
 that engine's own start-up and how long attaching to it takes, which is what a command pays now.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import time
 from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 from fathom_ray.cli.attach import attached_engine, choose_engine
 from fathom_ray.cli.running import RAY_PART, running_engine
@@ -17,7 +19,12 @@ from fathom_ray.settings import Settings
 from fathom_ray.testweb.server import TestWeb
 from fathom_ray.web.network import NetworkMap, settings_for
 
-ALL_PARTS = "every part (the engine ready)"
+if TYPE_CHECKING:
+    from actors.engine import Engine
+
+ALL_PARTS = "every part a session waits for"
+READY = "the command, until a session can start"
+EMBEDDER_LOADED = "the embedder's model loaded (beside a session's first steps)"
 ATTACH = "attaching to the kept engine (what a command pays)"
 
 
@@ -34,9 +41,22 @@ def startup_timings(settings: Settings, web: str, say: Callable[[str], None]) ->
         network = (
             NetworkMap.offline(stack.enter_context(TestWeb()).port) if web == "offline" else NetworkMap()
         )
-        with running_engine(settings_for(settings, network), network, None, "start-up", say) as engine:
+        resolved = settings_for(settings, network)
+        with running_engine(resolved, network, None, "start-up", say, wait_embedder=False) as engine:
             whole = time.monotonic() - began
-        return [*_rows(engine.startup), ("the command, in all", whole)]
+            loaded = _loaded(engine)
+        rows = [*_rows(engine.startup), (READY, whole)]
+        return rows if loaded is None else [*rows, (EMBEDDER_LOADED, loaded)]
+
+
+def _loaded(engine: Engine) -> float | None:
+    """Seconds from the parts' start until the embedder's model, loading beside a session, was loaded."""
+    import ray  # noqa: PLC0415
+
+    if engine.embedder_warming is None:
+        return None
+    ray.get(engine.embedder_warming)
+    return time.monotonic() - engine.started_at
 
 
 def _rows(startup: Mapping[str, float]) -> list[tuple[str, float]]:

@@ -58,14 +58,15 @@ _LEANING = ("it ", "its ", "this ", "these ", "they ", "that ", "those ", "such 
 class EvidenceJudge:
     """Judgements as retrieval over a sentence embedder (``None``: BM25 and answer types only)."""
 
-    def __init__(self, embedder: Embedder | None, threshold: float = 0.45) -> None:
+    def __init__(self, embedder: Embedder | None, threshold: float = 0.45, *, warm: bool = True) -> None:
         self._embed: Embed | None = embedder.embed if embedder is not None else None
         self._threshold = threshold
+        self._warm = warm  # False: the embedder is loaded by its owner (the engine's Embedder actor)
         self.usage = Usage()
 
     async def start(self) -> JudgeInfo:
         """Load the embedder now (its first call), not under the first page."""
-        if self._embed is not None:
+        if self._embed is not None and self._warm:
             await self._embed(["start"])
         return self.info()
 
