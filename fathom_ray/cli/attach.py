@@ -100,9 +100,15 @@ def attached_engine(found: EngineFile, settings: Settings, report: Callable[[str
     command's) with the engine's judge."""
     import ray  # noqa: PLC0415
 
-    ray.init(
-        address=found.address, namespace=found.namespace, log_to_driver=False, logging_level=logging.WARNING
-    )
+    try:
+        ray.init(
+            address=found.address,
+            namespace=found.namespace,
+            log_to_driver=False,
+            logging_level=logging.WARNING,
+        )
+    except (ConnectionError, RuntimeError) as e:  # its Ray went in the meantime
+        raise FathomError(f"could not attach to {since(found)}: {e} (--no-attach starts an engine)") from e
     client = uuid.uuid4().hex
     try:
         keeper = ray.get_actor(found.keeper)
