@@ -120,15 +120,8 @@ def _research(tree: Path, out: Path, data: Path | None = None) -> tuple[float, f
 
 
 def _timings(data: Path) -> list[tuple[str, float]]:
-    code = (
-        "import json, sys; from fathom_ray.cli.startup import startup_timings; "
-        "from fathom_ray.settings import load_settings; "
-        "print(json.dumps(startup_timings(load_settings(), 'offline', lambda _: None)))"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code], env=_env(ROOT, data), capture_output=True, text=True, check=True
-    )
-    return [(part, float(seconds)) for part, seconds in json.loads(done.stdout.strip().splitlines()[-1])]
+    said = _fathom(ROOT, data, "doctor", "--timings", "--web", "offline", "--json")
+    return [(part, float(seconds)) for part, seconds in json.loads(said.strip().splitlines()[-1])]
 
 
 def _body(

@@ -10,6 +10,7 @@ import contextlib
 import functools
 import json
 import signal
+import time
 from importlib.metadata import version
 from pathlib import Path
 from typing import Annotated, NoReturn
@@ -114,11 +115,14 @@ def doctor(
         typer.Option("--timings", help="Start the engine (or attach) and print each part's start-up time."),
     ] = False,
     web: Annotated[Web, typer.Option(help="With --timings: the web the engine is for.")] = Web.INTERNET,
+    json_out: Annotated[
+        bool, typer.Option("--json", help="With --timings: the rows as one JSON list of [part, seconds].")
+    ] = False,
 ) -> None:
     """Check what a research session needs (browser, documentation sites, models) and say what is missing."""
     settings = _settings()
     if timings:
-        _print_timings(settings, web)
+        _print_timings(settings, web, json_out)
         return
     checks = [
         (check.name, "[green]ok[/green]" if check.ok else "[yellow]attention[/yellow]", check.detail)
@@ -137,12 +141,20 @@ def doctor(
         console.print(table(("part", "runs on", "missing"), rows, title=f"placement on {address}"))
 
 
-def _print_timings(settings: Settings, web: Web) -> None:
-    say = functools.partial(console.print, markup=False, highlight=False)
-    try:
-        rows = startup_timings(settings, web.value, say)
-    except FathomError as e:
-        _fail(e)
+def _print_timings(settings: Settings, web: Web, json_out: bool) -> None:
+    said_on = Console(stderr=True) if json_out else console  # --json: stdout holds the rows alone
+    say = functools.partial(said_on.print, markup=False, highlight=False)
+    began = time.monotonic()
+    choice = choose_engine(settings, web.value, None, no_attach=False)
+    with contextlib.ExitStack() as stack:
+        network = _network(stack, settings, web, choice)
+        try:
+            rows = startup_timings(settings_for(settings, network), network, choice, say, began)
+        except FathomError as e:
+            _fail(e)
+    if json_out:
+        typer.echo(json.dumps(rows))
+        return
     body = [(part, f"{seconds:.2f}") for part, seconds in rows]
     console.print(table(("part", "seconds"), body, title="start-up", right=("seconds",)))
 

@@ -18,7 +18,6 @@ import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from fathom_ray.errors import FathomError
@@ -173,9 +172,3 @@ def hold_until_idle(keeper: Any, idle_timeout_s: float, poll_s: float = 2.0) -> 
             time.sleep(min(poll_s, max(0.1, idle_timeout_s - idle)))
     except KeyboardInterrupt:
         return 0.0
-
-
-def side_folders(data_dir: Path) -> list[Path]:
-    """The folders of commands that found the stores held."""
-    side = data_dir / SIDE
-    return sorted(side.iterdir()) if side.is_dir() else []

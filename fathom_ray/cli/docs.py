@@ -13,7 +13,7 @@ import asyncio
 import json
 import logging
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,11 +29,10 @@ from fathom_ray.cli.running import fail, ray_error_cause, settings_or_exit, star
 from fathom_ray.cli.tables import table
 from fathom_ray.documents.models import AddOutcome
 from fathom_ray.errors import FathomError, InvalidRequestError
-from fathom_ray.operations.engine_file import read_engine
+from fathom_ray.operations.engine_file import EngineFile, read_engine
 from fathom_ray.settings import Settings, ingest_embedder
 
 if TYPE_CHECKING:  # the store, the models and ask load only for the command that uses them
-    from actors.engine import Engine
     from fathom_ray.adapters.document_stores import DocumentStoreImpl
     from fathom_ray.documents.ask import AskResult
     from fathom_ray.documents.ingest import Progress as IngestProgress
@@ -55,6 +54,11 @@ def _settings() -> Settings:
     return settings_or_exit(console)
 
 
+def _notice(line: str) -> None:
+    """A line about the engine used, on stderr (stdout may be --json)."""
+    notices.print(line, markup=False)
+
+
 @dataclass(frozen=True, slots=True)
 class DocumentParts:
     """The documents, an embedder and (for ``ask``) a judge: in this process, or a kept engine's."""
@@ -62,7 +66,6 @@ class DocumentParts:
     documents: Any  # async: list_documents, remove, search, chunk, document
     embedder: Any  # async embed
     judge: Any = None
-    engine: Engine | None = None  # the kept engine these are on, if any
 
 
 @contextmanager
@@ -74,10 +77,10 @@ def document_parts(settings: Settings, judge: bool = False) -> Iterator[Document
         from actors.session import Remote, RemoteJudge  # noqa: PLC0415 (Ray only when attaching)
         from fathom_ray.cli.attach import attached_engine  # noqa: PLC0415
 
-        with attached_engine(found, settings, lambda line: notices.print(line, markup=False)) as engine:
+        with attached_engine(found, settings, _notice) as engine:
             handles = engine.handles
             yield DocumentParts(
-                Remote(handles.documents), Remote(handles.embedder), RemoteJudge(handles.judge), engine
+                Remote(handles.documents), Remote(handles.embedder), RemoteJudge(handles.judge)
             )
         return
     from fathom_ray.adapters.llm_backends import ThreadedEmbedder, build_judge  # noqa: PLC0415
@@ -135,8 +138,9 @@ def add(
             bar.update(task, completed=number, total=total, description=Path(outcome.path).name, rate=rate)
 
         try:
-            if address is None and read_engine(settings.data_dir) is not None:
-                outcomes = add_on_engine(paths, settings, advance)
+            kept = None if address else read_engine(settings.data_dir)
+            if kept is not None:
+                outcomes = add_on_engine(paths, settings, kept, advance)
             elif on_ray or address:
                 outcomes = add_on_ray(paths, settings, address, advance)
             else:
@@ -174,19 +178,15 @@ def add_here(paths: list[Path], settings: Settings, progress: IngestProgress) ->
         store.close()
 
 
-def add_on_engine(paths: list[Path], settings: Settings, progress: IngestProgress) -> list[AddOutcome]:
+def add_on_engine(
+    paths: list[Path], settings: Settings, found: EngineFile, progress: IngestProgress
+) -> list[AddOutcome]:
     """Ingestion as Ray tasks on the kept engine, written by its document store actor."""
-    import ray  # noqa: PLC0415
+    from fathom_ray.cli.attach import attached_engine  # noqa: PLC0415
 
-    from actors.ingestion import ingest_on_ray  # noqa: PLC0415
-
-    with document_parts(settings) as parts:
-        assert parts.engine is not None
-        handles = parts.engine.handles
-        try:
-            return ingest_on_ray(paths, handles.documents, handles.embedder, settings.docs, progress=progress)
-        except ray.exceptions.RayError as e:
-            raise FathomError(f"ingestion failed: {ray_error_cause(e)}") from e
+    with attached_engine(found, settings, _notice) as engine:
+        handles = engine.handles
+        return _ingest(paths, settings, progress, lambda: (handles.documents, handles.embedder))
 
 
 def add_on_ray(
@@ -196,15 +196,28 @@ def add_on_ray(
     start_ray(address)
     import ray  # noqa: PLC0415
 
-    from actors.ingestion import ingest_on_ray, start_document_parts  # noqa: PLC0415
+    from actors.ingestion import start_document_parts  # noqa: PLC0415
 
     try:
-        documents, embedder = start_document_parts(settings)
+        return _ingest(paths, settings, progress, lambda: start_document_parts(settings))
+    finally:
+        ray.shutdown()
+
+
+def _ingest(
+    paths: list[Path], settings: Settings, progress: IngestProgress, parts: Callable[[], tuple[Any, Any]]
+) -> list[AddOutcome]:
+    """One Ray task per file, on the document store and embedder actors ``parts`` gives; a Ray
+    error is a ``FathomError``."""
+    import ray  # noqa: PLC0415
+
+    from actors.ingestion import ingest_on_ray  # noqa: PLC0415
+
+    try:
+        documents, embedder = parts()
         return ingest_on_ray(paths, documents, embedder, settings.docs, progress=progress)
     except ray.exceptions.RayError as e:
         raise FathomError(f"ingestion failed: {ray_error_cause(e)}") from e
-    finally:
-        ray.shutdown()
 
 
 @docs_app.command("ls")

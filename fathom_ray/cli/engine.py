@@ -19,10 +19,10 @@ from pathlib import Path
 from fathom_ray.errors import FathomError
 from fathom_ray.operations.engine_file import (
     EngineFile,
-    engine_path,
     lock_stores,
     pid_alive,
     read_engine,
+    remove_engine,
     since,
     stores_holder,
 )
@@ -75,15 +75,16 @@ def stop_kept_engine(settings: Settings, say: Callable[[str], None]) -> bool:
         raise FathomError(f"{since(running)}: stop it where it runs (Ctrl-C), not with `fathom down`")
     say(f"stopping {since(running)} ...")
     os.kill(running.pid, signal.SIGINT)  # as Ctrl-C: Ray takes SIGTERM over in its processes
-    if not _gone(running.pid, STOP_TIMEOUT_S):
+    if not wait_gone(running.pid, STOP_TIMEOUT_S):
         say(f"it did not stop in {STOP_TIMEOUT_S:.0f} s: killing it")
         os.kill(running.pid, signal.SIGKILL)
-        _gone(running.pid, 10.0)
-    engine_path(settings.data_dir).unlink(missing_ok=True)
+        wait_gone(running.pid, 10.0)
+    remove_engine(settings.data_dir, running.pid)  # a killed one left its file
     return True
 
 
-def _gone(pid: int, within_s: float) -> bool:
+def wait_gone(pid: int, within_s: float) -> bool:
+    """Whether process ``pid`` has ended, waiting up to ``within_s`` for it."""
     deadline = time.monotonic() + within_s
     while time.monotonic() < deadline:
         if not pid_alive(pid):

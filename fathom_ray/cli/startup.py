@@ -8,16 +8,14 @@ that engine's own start-up and how long attaching to it takes, which is what a c
 
 from __future__ import annotations
 
-import contextlib
 import time
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
-from fathom_ray.cli.attach import attached_engine, choose_engine
+from fathom_ray.cli.attach import EngineChoice, attached_engine
 from fathom_ray.cli.running import RAY_PART, running_engine
 from fathom_ray.settings import Settings
-from fathom_ray.testweb.server import TestWeb
-from fathom_ray.web.network import NetworkMap, settings_for
+from fathom_ray.web.network import NetworkMap
 
 if TYPE_CHECKING:
     from actors.engine import Engine
@@ -28,25 +26,21 @@ EMBEDDER_LOADED = "the embedder's model loaded (beside a session's first steps)"
 ATTACH = "attaching to the kept engine (what a command pays)"
 
 
-def startup_timings(settings: Settings, web: str, say: Callable[[str], None]) -> list[tuple[str, float]]:
+def startup_timings(
+    settings: Settings, network: NetworkMap, choice: EngineChoice, say: Callable[[str], None], began: float
+) -> list[tuple[str, float]]:
     """(part, seconds) rows: Ray, then each part in the order it was ready (seconds from the
-    parts' start), the whole; or a kept engine's rows and the attach."""
-    began = time.monotonic()
-    choice = choose_engine(settings, web, None, no_attach=False)
+    parts' start), the whole since ``began`` (the command's start); or, when ``choice`` attaches,
+    the kept engine's rows and the attach."""
     if choice.attach is not None:
         with attached_engine(choice.attach, settings, say) as engine:
             attach_s = time.monotonic() - began
         return [*_rows(engine.startup), (ATTACH, attach_s)]
-    with contextlib.ExitStack() as stack:
-        network = (
-            NetworkMap.offline(stack.enter_context(TestWeb()).port) if web == "offline" else NetworkMap()
-        )
-        resolved = settings_for(settings, network)
-        with running_engine(resolved, network, None, "start-up", say, wait_embedder=False) as engine:
-            whole = time.monotonic() - began
-            loaded = _loaded(engine)
-        rows = [*_rows(engine.startup), (READY, whole)]
-        return rows if loaded is None else [*rows, (EMBEDDER_LOADED, loaded)]
+    with running_engine(settings, network, None, "start-up", say, wait_embedder=False) as engine:
+        whole = time.monotonic() - began
+        loaded = _loaded(engine)
+    rows = [*_rows(engine.startup), (READY, whole)]
+    return rows if loaded is None else [*rows, (EMBEDDER_LOADED, loaded)]
 
 
 def _loaded(engine: Engine) -> float | None:

@@ -9,12 +9,12 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from fathom_ray.operations.engine_file import pid_alive, read_engine
+from fathom_ray.cli.engine import wait_gone
+from fathom_ray.operations.engine_file import read_engine
 
 pytestmark = [pytest.mark.e2e]
 FATHOM = str(Path(sys.executable).with_name("fathom"))
@@ -50,13 +50,6 @@ def _facts(out: Path) -> list[dict[str, object]]:
     return facts
 
 
-def _gone(pid: int, within_s: float) -> bool:
-    deadline = time.monotonic() + within_s
-    while pid_alive(pid) and time.monotonic() < deadline:
-        time.sleep(0.5)
-    return not pid_alive(pid)
-
-
 def test_commands_attach_to_the_engine_up_keeps_two_at_once_and_down_stops_it(tmp_path: Path) -> None:
     data = tmp_path / "data"
     env = _env(data)
@@ -86,11 +79,14 @@ def test_commands_attach_to_the_engine_up_keeps_two_at_once_and_down_stops_it(tm
         assert timed.returncode == 0, timed.stdout + timed.stderr
         for part in ("Ray", "browser pool", "judge", "embedder", "every part", "attaching to the kept"):
             assert part in timed.stdout
+        rows = json.loads(_fathom(env, "doctor", "--timings", "--web", "offline", "--json").stdout)
+        assert [part for part, _ in rows][-1].startswith("attaching to the kept")  # stdout: the rows alone
+        assert all(seconds >= 0 for _, seconds in rows)
     finally:
         down = _fathom(env, "down")
     assert down.returncode == 0, down.stdout + down.stderr
     assert "stopped" in down.stdout
-    assert _gone(kept.pid, 60)
+    assert wait_gone(kept.pid, 60)
     assert read_engine(data) is None
     assert "stopping" in (data / "engine.log").read_text()  # it shut down in order, not killed
     assert "no engine is running" in _fathom(env, "down").stdout
@@ -127,7 +123,7 @@ def test_a_killed_engine_leaves_nothing_locked_and_an_idle_one_stops_itself(tmp_
     killed = read_engine(data)
     assert killed is not None
     os.kill(killed.pid, signal.SIGKILL)
-    assert _gone(killed.pid, 30)
+    assert wait_gone(killed.pid, 30)
     timed = _fathom(_env(data), "doctor", "--timings", "--web", "offline")  # a cold engine on the same stores
     assert timed.returncode == 0, timed.stdout + timed.stderr
     assert "keeps its own" not in timed.stdout  # nothing was left locked
@@ -149,7 +145,7 @@ def test_a_killed_engine_leaves_nothing_locked_and_an_idle_one_stops_itself(tmp_
     assert kept is not None
     assert kept.pid != killed.pid
     assert kept.idle_timeout_s == 4
-    assert _gone(kept.pid, 90)  # no command came: it stopped itself
+    assert wait_gone(kept.pid, 90)  # no command came: it stopped itself
     assert read_engine(data) is None
     assert "idle for" in (data / "engine.log").read_text()
 
