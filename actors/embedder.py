@@ -14,7 +14,10 @@ from fathom_ray.settings import EmbedderSettings
 class EmbedderService:
     def __init__(self, settings: EmbedderSettings) -> None:
         self._embedder = SentenceEmbedder(
-            batch_size=settings.batch_size, threads=settings.threads, precision=settings.precision
+            batch_size=settings.batch_size,
+            threads=settings.threads,
+            precision=settings.precision,
+            runtime=settings.runtime,
         )
         self._lock = asyncio.Lock()
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections.abc import Callable, Mapping
@@ -19,7 +20,7 @@ from actors.extractor_pool import extractor_pool_actor
 from actors.frontier import frontier_actor
 from actors.judge import judge_actor
 from actors.ray_errors import failure_reason
-from actors.session import ActorDirectory, Handles, session_actor
+from actors.session import ActorDirectory, Handles, SessionService, session_actor
 from actors.source_memory import source_memory_actor
 from actors.task_ledger import task_ledger_actor
 from fathom_ray.errors import FathomError
@@ -101,6 +102,7 @@ def start_engine(
     name_prefix: str = "",
     *,
     wait_embedder: bool = True,
+    kept: bool = False,
 ) -> Engine:
     """Create and start every shared actor; a part that cannot start is a ``FathomError`` naming it.
 
@@ -109,12 +111,14 @@ def start_engine(
     operators can find them, or a prefix unique to this engine. Without ``wait_embedder`` the engine
     is returned before the embedder's model has loaded (``Engine.embedder_warming``): a session's
     first steps (its checklist, search, first fetches) run beside the load, and its first embedding
-    waits for it.
+    waits for it. ``kept``: an engine kept for many commands (its embedder's runtime, see
+    ``EmbedderSettings.runtime``).
     """
     began = time.monotonic()
     settings = resolve_judge(settings)
     if gpu is None:
         gpu = wants_gpu(settings)
+    settings = settings.model_copy(update={"embedder": settings.embedder.resolved(kept=kept, gpu=gpu)})
     plan = cluster_placement(gpu)
     directory = ActorDirectory(
         ray.get_runtime_context().namespace,
@@ -224,3 +228,34 @@ def run_session(
         if ready:
             break
     return actor, ray.get(done)
+
+
+def run_session_here(
+    engine: Engine,
+    request: ResearchRequest,
+    session_id: str,
+    on_events: Callable[[list[Event]], None] = lambda _: None,
+    *,
+    poll_s: float = 0.25,
+) -> SessionOutcome:
+    """One session in this process, on the engine's shared actors: the Session actor's own code
+    (``SessionService``) without a process to start for it. What `fathom research` runs for its one
+    session (a command that ends with its session gains nothing from an actor's restarts); serve,
+    eval, swarms and batch jobs run Session actors. A Ctrl-C cancels the session, recorded as such."""
+    service = SessionService(
+        engine.settings, session_id, request, engine.directory, engine.network, own_process=False
+    )
+
+    async def drive() -> SessionOutcome:
+        run = asyncio.ensure_future(service.run())
+        seen = 0
+        while True:
+            done, _ = await asyncio.wait([run], timeout=poll_s)
+            events = await service.events_since(seen)
+            if events:
+                seen = events[-1].seq
+                on_events(events)
+            if done:
+                return run.result()
+
+    return asyncio.run(drive())

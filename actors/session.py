@@ -172,14 +172,18 @@ class SessionService:
         parts: ActorDirectory,
         network: NetworkMap,
         swarm: tuple[str, str] | None = None,
+        *,
+        own_process: bool = True,
     ) -> None:
         """``swarm``: (swarm id, agent) of a swarm's researcher, which writes its own ledger records.
-        The actor's process is its own: its log lines carry the session id."""
-        logging.basicConfig(
-            level=logging.INFO,
-            format=f"%(asctime)s {session_id} %(levelname)s %(name)s: %(message)s",
-            force=True,
-        )
+        In an actor the process is the session's own (``own_process``): its log lines carry the
+        session id; hosted in a command's process (``run_session_here``) the command's logging stays."""
+        if own_process:
+            logging.basicConfig(
+                level=logging.INFO,
+                format=f"%(asctime)s {session_id} %(levelname)s %(name)s: %(message)s",
+                force=True,
+            )
         self._settings = settings
         self._swarm = swarm
         self._session_id = session_id

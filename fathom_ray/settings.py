@@ -138,6 +138,19 @@ class EmbedderSettings(Section):
     # bfloat16 on a CPU that computes it natively ("auto"), else float32; the engine's shared
     # embedder keeps float32 (the judge was tuned on it), `fathom docs add` embeds with "auto"
     precision: Literal["float32", "bfloat16", "auto"] = "float32"
+    # What runs the model: torch (sentence-transformers), or numpy (fathom_ray.adapters.minilm: the
+    # same float32 vectors, loaded in 0.2 s where torch takes 4-5 CPU-s, at about 1.5x the CPU per
+    # text). "auto": numpy for a command's own engine on a CPU in float32 (a short life: its start
+    # counts), torch for an engine kept for many commands (`fathom up`, `fathom serve`), on a GPU,
+    # in bfloat16 and for `fathom docs add` (throughput counts).
+    runtime: Literal["auto", "torch", "numpy"] = "auto"
+
+    def resolved(self, *, kept: bool, gpu: bool) -> EmbedderSettings:
+        """These settings with ``runtime`` "auto" replaced by the runtime it stands for."""
+        if self.runtime != "auto":
+            return self
+        numpy = not kept and not gpu and self.precision == "float32"
+        return self.model_copy(update={"runtime": "numpy" if numpy else "torch"})
 
 
 class QdrantSettings(Section):
@@ -279,5 +292,7 @@ def load_settings(**overrides: Any) -> Settings:
 def ingest_embedder(settings: Settings) -> EmbedderSettings:
     """The embedder a document ingestion runs: the engine's, on every core, in the documents'
     precision (the engine's shared embedder stays on one thread per process, in float32)."""
-    update = {"threads": os.cpu_count() or 1, "precision": settings.docs.embed_precision}
+    update: dict[str, object] = {"threads": os.cpu_count() or 1, "precision": settings.docs.embed_precision}
+    if settings.embedder.runtime == "auto":  # a bulk of texts: torch's CPU per text is the lower
+        update["runtime"] = "torch"
     return settings.embedder.model_copy(update=update)

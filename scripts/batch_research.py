@@ -52,7 +52,7 @@ def main() -> int:
         settings = settings_for(settings, network)
         ray.init(log_to_driver=False) if os.environ.get("RAY_ADDRESS") else ray.init(include_dashboard=False)
         try:
-            engine = start_engine(settings, network)
+            engine = start_engine(settings, network, kept=True)  # many sessions
             run_batch(engine, questions, args.out, args.concurrency or settings.api.max_sessions)
         finally:
             ray.shutdown()

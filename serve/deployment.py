@@ -74,7 +74,7 @@ def app_builder(args: dict[str, str]) -> Application:
     internet, no offline web) and binds the API to them.
     """
     settings = load_settings()
-    return api_application(start_engine(settings, NetworkMap(), name_prefix=ACTOR_PREFIX))
+    return api_application(start_engine(settings, NetworkMap(), name_prefix=ACTOR_PREFIX, kept=True))
 
 
 def run_api(engine: Engine) -> None:

@@ -13,15 +13,18 @@ import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import qdrant_edge as qe
 
 from fathom_ray.adapters.document_points import EMBEDDING_DIMENSION
 from fathom_ray.adapters.edge_documents import EdgeDocumentStore
-from fathom_ray.adapters.qdrant_documents import QdrantDocumentStore
-from fathom_ray.adapters.qdrant_memory import move_local_mode
 from fathom_ray.settings import QdrantSettings, Settings
+
+if TYPE_CHECKING:  # qdrant-client loads only for a server or a migration (a third of a second)
+    from fathom_ray.adapters.qdrant_documents import QdrantDocumentStore
+
+    DocumentStoreImpl = EdgeDocumentStore | QdrantDocumentStore
 
 LEGACY_FOLDER = "documents"  # qdrant-client local mode, before Qdrant Edge
 LEGACY_KEPT = "documents.local-mode"
@@ -31,8 +34,6 @@ COPY_BATCH = 1024
 logger = logging.getLogger(__name__)
 Notice = Callable[[str], None]
 
-DocumentStoreImpl = EdgeDocumentStore | QdrantDocumentStore
-
 
 def open_document_store(settings: Settings, notice: Notice | None = None) -> DocumentStoreImpl:
     """The store of ``settings``, started (an earlier version's store migrated first)."""
@@ -40,6 +41,8 @@ def open_document_store(settings: Settings, notice: Notice | None = None) -> Doc
     weight = settings.docs.sparse_weight
     collection = settings.docs.collection
     if settings.qdrant.url:
+        from fathom_ray.adapters.qdrant_documents import QdrantDocumentStore  # noqa: PLC0415
+
         server = QdrantDocumentStore(
             settings.qdrant, settings.data_dir / LEGACY_FOLDER, EMBEDDING_DIMENSION, collection, weight
         )
@@ -59,6 +62,9 @@ def migrate(legacy: Path, collection: str, store: EdgeDocumentStore, say: Notice
     keep the old folder beside it, renamed. The number of chunks copied."""
     started = time.monotonic()
     say(f"moving the document store at {legacy} into Qdrant Edge ({store.folder}); this runs once")
+    from fathom_ray.adapters.qdrant_documents import QdrantDocumentStore  # noqa: PLC0415
+    from fathom_ray.adapters.qdrant_memory import move_local_mode  # noqa: PLC0415
+
     old = QdrantDocumentStore(QdrantSettings(), legacy, EMBEDDING_DIMENSION, collection)
     records: list[dict[str, Any]] = []
     copied = 0

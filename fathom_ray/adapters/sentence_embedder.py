@@ -49,19 +49,32 @@ class SentenceEmbedder:
         batch_size: int = 8,
         threads: int | None = 1,
         precision: str = "float32",
+        runtime: str = "torch",
     ) -> None:
+        """``runtime`` "numpy" runs the model in fathom_ray.adapters.minilm (float32, CPU); "auto"
+        (unresolved, see ``EmbedderSettings.resolved``) is torch."""
         if precision not in ("float32", "bfloat16", "auto"):
             raise ValueError(f"precision must be float32, bfloat16 or auto, got {precision!r}")
+        if runtime not in ("torch", "numpy", "auto"):
+            raise ValueError(f"runtime must be torch, numpy or auto, got {runtime!r}")
+        if runtime == "numpy" and precision != "float32":
+            raise ValueError(f"the numpy runtime computes in float32, not {precision}")
         self._model_dir = model_dir
         self._batch_size = batch_size
         self._threads = threads
         self._precision = precision
+        self._numpy = runtime == "numpy"
         self._model: Any = None
         self._cache: OrderedDict[str, list[float]] = OrderedDict()
         self.encoded = 0
 
     def start(self) -> None:
         if self._model is not None:
+            return
+        if self._numpy:
+            from fathom_ray.adapters.minilm import MiniLM  # noqa: PLC0415
+
+            self._model = MiniLM(self._model_dir or packaged_model_dir())
             return
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         import torch  # noqa: PLC0415 (heavy; only the embedder's process needs it)
@@ -79,7 +92,7 @@ class SentenceEmbedder:
     @property
     def dimension(self) -> int:
         self.start()
-        return int(self._model.get_embedding_dimension())
+        return int(self._model.dimension if self._numpy else self._model.get_embedding_dimension())
 
     def embed(self, texts: Sequence[str]) -> list[list[float]]:
         """One unit vector per text, in order; repeated texts come from the cache."""
@@ -88,13 +101,7 @@ class SentenceEmbedder:
         missing = list(dict.fromkeys(k for k in keys if k not in self._cache))
         if missing:
             by_key = dict(zip(keys, texts, strict=True))
-            vectors = self._model.encode(
-                [by_key[k] for k in missing],
-                batch_size=self._batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
+            vectors = self._encode([by_key[k] for k in missing])
             self.encoded += len(missing)
             matrix = np.asarray(vectors, dtype=np.float32)  # unit length again after bfloat16
             matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
@@ -105,3 +112,17 @@ class SentenceEmbedder:
         while len(self._cache) > CACHE_LIMIT:
             self._cache.popitem(last=False)
         return [self._cache[k] for k in keys]
+
+    def _encode(self, texts: list[str]) -> Any:
+        if self._numpy:
+            from threadpoolctl import threadpool_limits  # noqa: PLC0415 (numpy's BLAS, as torch's threads)
+
+            with threadpool_limits(self._threads):
+                return self._model.encode(texts, self._batch_size)
+        return self._model.encode(
+            texts,
+            batch_size=self._batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )

@@ -267,7 +267,7 @@ def serve_api(
         settings = settings.model_copy(update={"api": settings.api.model_copy(update={"port": port})})
     _stop_on(signal.SIGINT)
     with contextlib.ExitStack() as stack:
-        network = _network(stack, settings, web)
+        network = _network(stack, settings, web, kept=True)
         try:
             serve_forever(settings_for(settings, network), network, address, console)
         except FathomError as e:
@@ -335,7 +335,7 @@ def engine_hold(web: Annotated[Web, typer.Option()] = Web.INTERNET) -> None:
     say = functools.partial(console.print, markup=False, highlight=False)
     try:
         with contextlib.ExitStack() as stack:
-            network = _network(stack, settings, web)
+            network = _network(stack, settings, web, kept=True)
             hold_engine(settings_for(settings, network), network, say)
     except FathomError as e:
         _fail(e)
@@ -527,17 +527,25 @@ def evaluate(  # noqa: PLR0917 (one parameter per command-line option)
 
 
 def _network(
-    stack: contextlib.ExitStack, settings: Settings, web: Web, choice: EngineChoice | None = None
+    stack: contextlib.ExitStack,
+    settings: Settings,
+    web: Web,
+    choice: EngineChoice | None = None,
+    *,
+    kept: bool = False,
 ) -> NetworkMap:
     """The plain internet, or the offline web: a kept engine's (``choice``), or one started for the
-    length of the command."""
+    length of the command. ``kept``: an engine kept for other commands waits for the offline web's
+    search index (a command's own engine searches while it loads)."""
     if choice is not None and choice.attach is not None:
         return engine_network(choice.attach)
     if web is Web.INTERNET:
         return NetworkMap()
     try:
         test_web = stack.enter_context(TestWeb())
-    except (FileNotFoundError, OSError) as e:
+        if kept:
+            test_web.index  # noqa: B018 (waits for the load; a failed load raises)
+    except (FileNotFoundError, OSError, RuntimeError) as e:
         _fail(e)
     return NetworkMap.offline(test_web.port)
 

@@ -127,10 +127,14 @@ def attached_engine(found: EngineFile, settings: Settings, report: Callable[[str
 
 @contextmanager
 def published(engine: Engine, network: NetworkMap, by: str, idle_timeout_s: float | None) -> Iterator[Any]:
-    """``engine`` kept for other commands for the block: its keeper actor and ``engine.json``."""
+    """``engine`` kept for other commands for the block, warmed first (``actors.warm_up``): its
+    keeper actor and ``engine.json``."""
     import ray  # noqa: PLC0415
 
     from actors.engine_keeper import engine_keeper_actor  # noqa: PLC0415
+    from actors.warm_up import warm_up  # noqa: PLC0415
+
+    warm_up(engine)
 
     name = engine.directory.name("keeper")
     keeper = engine_keeper_actor(name).remote(engine)

@@ -108,7 +108,7 @@ def hold_engine(settings: Settings, network: NetworkMap, say: Callable[[str], No
     refuse_if_held(settings)
     idle = settings.engine.idle_timeout_s
     with (
-        running_engine(settings, network, None, "the engine", say, dashboard=True) as engine,
+        running_engine(settings, network, None, "the engine", say, dashboard=True, kept=True) as engine,
         published(engine, network, UP, idle) as keeper,
     ):
         say(f"ready; it stops after {idle:g} s with no command on it, or on `fathom down`")

@@ -53,7 +53,7 @@ def run_eval(
     choice: EngineChoice | None = None,
 ) -> dict[str, Any]:
     with running_engine(
-        settings, network, address, "the evaluation", report, choice=choice, wait_embedder=False
+        settings, network, address, "the evaluation", report, choice=choice, wait_embedder=False, kept=True
     ) as engine:
         return evaluate(
             questions,

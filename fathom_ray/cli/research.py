@@ -51,7 +51,9 @@ def serve_forever(settings: Settings, network: NetworkMap, address: str | None, 
     from serve.deployment import run_api, shutdown  # noqa: PLC0415 (Serve loads only for this command)
 
     with (
-        running_engine(settings, network, address, "serving", console.print, dashboard=True) as engine,
+        running_engine(
+            settings, network, address, "serving", console.print, dashboard=True, kept=True
+        ) as engine,
         published(engine, network, "fathom serve", None),
     ):
         try:
@@ -73,7 +75,7 @@ def run_research(  # noqa: PLR0917 (the command's options, passed on)
     choice: EngineChoice | None = None,
 ) -> ResearchResult:
     """One session with a live view, on the engine ``choice`` names (or a new one); its result."""
-    from actors.engine import run_session  # noqa: PLC0415
+    from actors.engine import run_session_here  # noqa: PLC0415
 
     started = time.monotonic()
     with running_engine(
@@ -94,7 +96,7 @@ def run_research(  # noqa: PLR0917 (the command's options, passed on)
                 view.update(events)
                 live.update(view.render())
 
-            _, outcome = run_session(engine, request, new_session_id("s"), show)
+            outcome = run_session_here(engine, request, new_session_id("s"), show)
     return ResearchResult.from_session(outcome.state, time.monotonic() - started)
 
 

@@ -107,13 +107,15 @@ def running_engine(
     dashboard: bool = False,
     choice: EngineChoice | None = None,
     wait_embedder: bool = True,
+    kept: bool = False,
 ) -> Iterator[Engine]:
     """The engine for the ``with`` block; ``what`` names the work in an error. ``choice`` (from
     ``choose_engine``) may name a kept engine to attach to; otherwise one is started on a running Ray,
     holding the data folder's stores (or its own, when another process holds those). With
     ``dashboard`` a local Ray has its dashboard and metrics endpoint; their URLs are said. Without
     ``wait_embedder`` a started engine is handed over while its embedder's model still loads (a
-    command's sessions start beside the load; an engine kept for others waits for it)."""
+    command's sessions start beside the load; an engine kept for others waits for it). ``kept``: the
+    engine serves many commands (``fathom up``, ``fathom serve``): its embedder runs on torch."""
     import ray  # noqa: PLC0415
 
     choice = choice or EngineChoice()
@@ -125,7 +127,13 @@ def running_engine(
         else:
             engine = stack.enter_context(
                 _started_engine(
-                    settings, network, address, report, dashboard=dashboard, wait_embedder=wait_embedder
+                    settings,
+                    network,
+                    address,
+                    report,
+                    dashboard=dashboard,
+                    wait_embedder=wait_embedder,
+                    kept=kept,
                 )
             )
         try:
@@ -143,6 +151,7 @@ def _started_engine(
     *,
     dashboard: bool,
     wait_embedder: bool,
+    kept: bool,
 ) -> Iterator[Engine]:
     """A new engine, on the Ray at ``address`` or a local one started here, stopped on the way out."""
     import ray  # noqa: PLC0415
@@ -161,7 +170,7 @@ def _started_engine(
             report(f"Ray dashboard: {urls.dashboard}{metrics}")
         report(STARTING)
         try:
-            engine = start_engine(settings, network, wait_embedder=wait_embedder)
+            engine = start_engine(settings, network, wait_embedder=wait_embedder, kept=kept)
         except ray.exceptions.RayError as e:
             raise FathomError(f"the engine could not start: {ray_error_cause(e)}") from e
         startup = {RAY_PART: ray_s, **engine.startup}

@@ -15,8 +15,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from pypdf import PdfReader
-from pypdf.errors import PyPdfError
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from fathom_ray.errors import DocumentError
@@ -128,6 +126,10 @@ def _own_text(node: LexborNode) -> str:
 
 
 def _pdf(path: Path, data: bytes) -> DocumentText:
+    # pypdf loads with the first PDF (a tenth of a second every process importing this would pay)
+    from pypdf import PdfReader  # noqa: PLC0415
+    from pypdf.errors import PyPdfError  # noqa: PLC0415
+
     try:
         reader = PdfReader(io.BytesIO(data))
         pages = [(page.extract_text() or "").strip() for page in reader.pages]

@@ -23,9 +23,6 @@ import logging
 import re
 from urllib.parse import urljoin
 
-import trafilatura
-from pypdf import PdfReader
-from pypdf.errors import PyPdfError
 from selectolax.lexbor import LexborHTMLParser, LexborNode
 
 from fathom_ray.errors import InvalidURLError
@@ -117,6 +114,8 @@ def _trafilatura_text(html: str, url: str, paragraph_chars: int) -> tuple[str, s
     """Trafilatura's precise text, or its balanced one when the precise one misses most of the
     page's paragraphs, or when the balanced one adds little (a few notes, such as Python's "New in
     version 3.8: See PEP 572" boxes that the precise mode drops) rather than boilerplate."""
+    import trafilatura  # noqa: PLC0415 (loaded where pages are extracted, not where this module is named)
+
     try:
         precise = trafilatura.extract(html, url=url, favor_precision=True, include_comments=False) or ""
         balanced = trafilatura.extract(html, url=url, include_comments=False) or ""
@@ -250,6 +249,9 @@ def _title(tree: LexborHTMLParser) -> str:
 
 def extract_pdf(data: bytes, url: str) -> ExtractedPage:
     """Text of a PDF, page after page; an unreadable PDF gives empty text, never an exception."""
+    from pypdf import PdfReader  # noqa: PLC0415 (loaded with the first PDF)
+    from pypdf.errors import PyPdfError  # noqa: PLC0415
+
     try:
         reader = PdfReader(io.BytesIO(data))
         text = "\n\n".join(page.extract_text() or "" for page in reader.pages).strip()

@@ -38,3 +38,17 @@ def scripted_engine(
         ray.get(handle.stop.remote(), timeout=60)
     for field in dataclasses.fields(engine.handles):
         ray.kill(getattr(engine.handles, field.name))
+
+
+@pytest.fixture(scope="module")
+def evidence_engine(
+    tmp_path_factory: pytest.TempPathFactory, offline_network: NetworkMap, ray_session: None
+) -> Iterator[Engine]:
+    """The engine as a laptop starts it: no model configured, so the evidence judge and its embedder."""
+    settings = e2e_settings(Path(tmp_path_factory.mktemp("data")), offline_network)
+    engine = start_engine(settings, offline_network, gpu=False)
+    yield engine
+    for handle in (engine.handles.browser, engine.handles.memory):
+        ray.get(handle.stop.remote(), timeout=60)
+    for field in dataclasses.fields(engine.handles):
+        ray.kill(getattr(engine.handles, field.name))

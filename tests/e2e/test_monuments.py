@@ -4,20 +4,14 @@ the offline web with real Chromium, as a new user would run it."""
 
 from __future__ import annotations
 
-import dataclasses
 import uuid
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-import ray
 
-from actors.engine import Engine, run_session, start_engine
+from actors.engine import Engine, run_session
 from fathom_ray.models import ResearchRequest
 from fathom_ray.research.presets import get_preset
 from fathom_ray.testweb.monuments import HOST, MONUMENTS
-from fathom_ray.web.network import NetworkMap
-from tests.e2e.conftest import e2e_settings
 
 pytestmark = [pytest.mark.e2e]
 GOAL = (
@@ -25,20 +19,6 @@ GOAL = (
     "Tower of Pisa, Chichen Itza, the Parthenon, Petra, Machu Picchu, the Lighthouse of Alexandria and "
     "the Colosseum?"
 )
-
-
-@pytest.fixture(scope="module")
-def evidence_engine(
-    tmp_path_factory: pytest.TempPathFactory, offline_network: NetworkMap, ray_session: None
-) -> Iterator[Engine]:
-    """The engine as a laptop starts it: no model configured, so the evidence judge and its embedder."""
-    settings = e2e_settings(Path(tmp_path_factory.mktemp("data")), offline_network)
-    engine = start_engine(settings, offline_network, gpu=False)
-    yield engine
-    for handle in (engine.handles.browser, engine.handles.memory):
-        ray.get(handle.stop.remote(), timeout=60)
-    for field in dataclasses.fields(engine.handles):
-        ray.kill(getattr(engine.handles, field.name))
 
 
 def test_ten_seeded_monuments_are_read_and_their_facts_kept(evidence_engine: Engine) -> None:

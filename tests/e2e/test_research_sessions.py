@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 import ray
 
-from actors.engine import Engine, run_session
+from actors.engine import Engine, run_session, run_session_here
 from actors.session import SessionService
 from fathom_ray.models import Event, EventType, ResearchRequest
 from fathom_ray.research.fact_ledger import evidence_in
@@ -269,6 +269,49 @@ def test_a_run_cancelled_from_outside_is_recorded_as_cancelled(scripted_engine: 
     assert stored[-1].type is EventType.ERROR
     assert frontier_lets_go(engine, session_id, timeout_s=75)  # the cancelled run's pool is released too
     ray.kill(actor)
+
+
+def test_a_session_in_the_commands_process_runs_as_its_actor_does(
+    scripted_engine: tuple[Engine, Any],
+) -> None:
+    """run_session_here (what `fathom research` runs): the same session, events in order, stored."""
+    engine, judge = scripted_engine
+    ray.get(judge.configure.remote(satisfy=False))
+    seen: list[Event] = []
+    session_id = f"h-{uuid.uuid4().hex[:8]}"
+    state = run_session_here(engine, ResearchRequest(GOAL, depth="quick"), session_id, seen.extend).state
+    assert state.status == "complete"
+    assert state.pages_fetched == 3
+    assert [e.seq for e in seen] == list(range(1, len(seen) + 1))
+    assert seen[-1].type is EventType.COMPLETE
+    check_facts_cite_their_pages(state)
+    saved = ray.get(engine.handles.memory.load_session.remote(session_id))
+    assert saved.status == "complete"
+    assert len(ray.get(engine.handles.memory.events.remote(session_id))) == len(seen)
+    assert frontier_lets_go(engine, session_id)
+
+
+def test_ctrl_c_in_the_commands_process_records_the_session_cancelled(
+    scripted_engine: tuple[Engine, Any],
+) -> None:
+    """A KeyboardInterrupt while the live view updates (Ctrl-C) ends the session as cancelled."""
+    engine, judge = scripted_engine
+    ray.get(judge.configure.remote(satisfy=False))
+    session_id = f"k-{uuid.uuid4().hex[:8]}"
+
+    def interrupt(events: list[Event]) -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run_session_here(engine, ResearchRequest(GOAL, depth="thorough"), session_id, interrupt)
+    deadline = time.monotonic() + 75  # as above: a cancelled call may hold an in-order actor's queue
+    while (saved := ray.get(engine.handles.memory.load_session.remote(session_id))) is None or (
+        saved.status == "running"
+    ):
+        assert time.monotonic() < deadline
+        time.sleep(0.2)
+    assert saved.status == "cancelled"
+    assert frontier_lets_go(engine, session_id, timeout_s=75)
 
 
 def frontier_lets_go(engine: Engine, session_id: str, timeout_s: float = 30.0) -> bool:

@@ -47,3 +47,30 @@ def test_auto_precision_follows_the_cpu(tmp_path: Path) -> None:
     assert not native_bf16(tmp_path / "missing")
     with pytest.raises(ValueError, match="precision must be"):
         SentenceEmbedder(precision="half")
+
+
+def test_the_numpy_runtime_gives_torchs_vectors() -> None:
+    """fathom_ray.adapters.minilm runs the same network: long texts truncated as sentence-transformers
+    truncates them, whitespace stripped, any script, batches padded (texts of unlike lengths)."""
+    texts = [
+        "Python 3.8 introduced assignment expressions (PEP 572).",
+        "   The walrus operator := was written up by Chris Angelico.  \n",
+        "Kubernetes evicts pods when a node runs low on memory. " * 60,  # past 256 tokens
+        "x",
+        "",
+        "Ünïcödé naïve café, “quotes”, 東京 and an emoji 🙂.",
+        "New in version 3.8: See PEP 572 for more details about assignment expressions.",
+    ] * 2
+    torch_vectors = np.array(SentenceEmbedder().embed(texts))
+    numpy_embedder = SentenceEmbedder(runtime="numpy")
+    numpy_vectors = np.array(numpy_embedder.embed(texts))
+    assert numpy_embedder.dimension == 384
+    assert np.abs(numpy_vectors - torch_vectors).max() < 1e-5
+    assert np.allclose(np.linalg.norm(numpy_vectors, axis=1), 1.0, atol=1e-5)
+
+
+def test_the_numpy_runtime_is_float32_only() -> None:
+    with pytest.raises(ValueError, match="float32"):
+        SentenceEmbedder(precision="bfloat16", runtime="numpy")
+    with pytest.raises(ValueError, match="runtime must be"):
+        SentenceEmbedder(runtime="onnx")

@@ -6,7 +6,7 @@ import pytest
 from pydantic import ValidationError
 
 from fathom_ray.errors import ConfigError
-from fathom_ray.settings import load_settings
+from fathom_ray.settings import EmbedderSettings, ingest_embedder, load_settings
 from fathom_ray.web.network import NetworkMap, settings_for
 
 
@@ -78,3 +78,18 @@ def test_settings_for_the_offline_web_search_it_and_may_fetch_its_hosts() -> Non
     internet = settings_for(base, NetworkMap())
     assert internet.search == base.search
     assert internet.fetch.allow_hosts == ("intranet.example",)
+
+
+def test_the_embedder_runtime_follows_the_engines_life() -> None:
+    """numpy for a command's own engine on a CPU in float32 (its start counts), torch for a kept
+    engine, a GPU, bfloat16 and document ingestion (throughput counts); a named runtime stays."""
+    auto = EmbedderSettings()
+    assert auto.runtime == "auto"
+    assert auto.resolved(kept=False, gpu=False).runtime == "numpy"
+    assert auto.resolved(kept=True, gpu=False).runtime == "torch"
+    assert auto.resolved(kept=False, gpu=True).runtime == "torch"
+    assert EmbedderSettings(precision="bfloat16").resolved(kept=False, gpu=False).runtime == "torch"
+    assert EmbedderSettings(runtime="numpy").resolved(kept=True, gpu=False).runtime == "numpy"
+    assert ingest_embedder(load_settings()).runtime == "torch"
+    with pytest.raises(ValidationError):
+        EmbedderSettings(runtime="onnx")
