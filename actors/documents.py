@@ -7,19 +7,16 @@ Embedder actor; ``fathom ask`` runs where it is asked (the Serve replica) and ca
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import ray
 
 from actors.actor_class import actor_class
 from actors.session import Remote
-from fathom_ray.adapters.document_stores import open_document_store
+from fathom_ray.adapters.document_stores import DocumentStoreImpl, open_document_store
 from fathom_ray.documents.models import AddOutcome, Chunk, Document, DocumentHit
 from fathom_ray.documents.service import Documents
 from fathom_ray.settings import Settings
-
-if TYPE_CHECKING:
-    from fathom_ray.adapters.document_stores import DocumentStoreImpl
 
 
 class DocumentStoreService:

@@ -13,7 +13,7 @@ import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import qdrant_edge as qe
 
@@ -24,7 +24,7 @@ from fathom_ray.settings import QdrantSettings, Settings
 if TYPE_CHECKING:  # qdrant-client loads only for a server or a migration (a third of a second)
     from fathom_ray.adapters.qdrant_documents import QdrantDocumentStore
 
-    DocumentStoreImpl = EdgeDocumentStore | QdrantDocumentStore
+DocumentStoreImpl: TypeAlias = "EdgeDocumentStore | QdrantDocumentStore"  # for annotations
 
 LEGACY_FOLDER = "documents"  # qdrant-client local mode, before Qdrant Edge
 LEGACY_KEPT = "documents.local-mode"
