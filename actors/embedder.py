@@ -13,12 +13,7 @@ from fathom_ray.settings import EmbedderSettings
 
 class EmbedderService:
     def __init__(self, settings: EmbedderSettings) -> None:
-        self._embedder = SentenceEmbedder(
-            batch_size=settings.batch_size,
-            threads=settings.threads,
-            precision=settings.precision,
-            runtime=settings.runtime,
-        )
+        self._embedder = SentenceEmbedder.of(settings)
         self._lock = asyncio.Lock()
 
     async def start(self) -> int:

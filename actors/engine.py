@@ -222,9 +222,7 @@ def run_session(
             events = ray.get(actor.events_since.remote(seen), timeout=30)
         except RayError:
             events = []  # the session actor is restarting; its events come back from the store
-        if events:
-            seen = events[-1].seq
-            on_events(events)
+        seen = _handed_on(events, seen, on_events)
         if ready:
             break
     return actor, ray.get(done)
@@ -251,11 +249,16 @@ def run_session_here(
         seen = 0
         while True:
             done, _ = await asyncio.wait([run], timeout=poll_s)
-            events = await service.events_since(seen)
-            if events:
-                seen = events[-1].seq
-                on_events(events)
+            seen = _handed_on(await service.events_since(seen), seen, on_events)
             if done:
                 return run.result()
 
     return asyncio.run(drive())
+
+
+def _handed_on(events: list[Event], seen: int, on_events: Callable[[list[Event]], None]) -> int:
+    """Hand ``events`` (those after ``seen``) on, if any; the last sequence number handed on."""
+    if not events:
+        return seen
+    on_events(events)
+    return events[-1].seq

@@ -295,4 +295,6 @@ def ingest_embedder(settings: Settings) -> EmbedderSettings:
     update: dict[str, object] = {"threads": os.cpu_count() or 1, "precision": settings.docs.embed_precision}
     if settings.embedder.runtime == "auto":  # a bulk of texts: torch's CPU per text is the lower
         update["runtime"] = "torch"
+    elif settings.embedder.runtime == "numpy":  # named by the user: it computes in float32 only
+        update["precision"] = "float32"
     return settings.embedder.model_copy(update=update)

@@ -24,9 +24,7 @@ class ThreadedEmbedder:
     """The sentence embedder in the judge's own process, off its event loop (torch releases the GIL)."""
 
     def __init__(self, settings: EmbedderSettings) -> None:
-        self._embedder = SentenceEmbedder(
-            batch_size=settings.batch_size, threads=settings.threads, precision=settings.precision
-        )
+        self._embedder = SentenceEmbedder.of(settings)
 
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
         return await asyncio.to_thread(self._embedder.embed, texts)

