@@ -3,8 +3,9 @@
 Chromium is launched locally (Debian's binary, the house flags) or reached
 over CDP (a Browserless-style endpoint). Several pages run at once, each
 with a timeout, in tabs kept for the next page (``browser_tabs``); after
-load the fetcher waits for the network to settle so script-rendered
-content is there. A bad page is a ``FetchResult`` value; a
+load the fetcher waits for the page to settle (``page_settle``: its scripts
+have nothing pending, or its network is idle) so script-rendered content is
+there. A bad page is a ``FetchResult`` value; a
 crashed or disconnected browser is relaunched on the next fetch and the
 fetches in flight come back as ``browser_crashed``.
 """
@@ -15,6 +16,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections import Counter
 from dataclasses import replace
 
 from playwright.async_api import (
@@ -32,6 +34,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeout
 from fathom_ray.adapters.browser_tabs import Tabs
 from fathom_ray.adapters.egress_proxy import REFUSED_HEADER, TOO_LARGE_HEADER, EgressProxy
 from fathom_ray.adapters.http_client import SafeHttpClient
+from fathom_ray.adapters.page_settle import ACTIVITY, InFlight, settle
 from fathom_ray.models import FetchResult, FetchStatus
 from fathom_ray.settings import BrowserSettings
 from fathom_ray.web.security import content_kind
@@ -73,6 +76,7 @@ class PlaywrightFetcher:
         self._launch_lock = asyncio.Lock()
         self._tabs = Tabs(settings.tab_uses)
         self.launches = 0
+        self.settled: Counter[str] = Counter()  # how loaded pages settled: quiet, network idle, limit
 
     async def start(self) -> None:
         self._playwright = await async_playwright().start()
@@ -121,6 +125,7 @@ class PlaywrightFetcher:
                 accept_downloads=False,
                 java_script_enabled=True,
             )
+            await self._context.add_init_script(script=ACTIVITY)
             self.launches += 1
             logger.info("browser ready (%s)", "cdp" if self._settings.cdp_url else "local launch")
             return self._context
@@ -179,10 +184,10 @@ class PlaywrightFetcher:
 
     async def _load(self, url: str, page: Page) -> FetchResult:
         timeout_ms = self._settings.page_timeout_s * 1000
+        in_flight = InFlight(page)
         try:
             response = await page.goto(url, timeout=timeout_ms, wait_until="load")
-            with contextlib.suppress(PlaywrightTimeout):
-                await page.wait_for_load_state("networkidle", timeout=SETTLE_S * 1000)
+            self.settled[await settle(page, in_flight, SETTLE_S)] += 1
             if response is None:
                 return FetchResult(url, FetchStatus.NETWORK_ERROR, error="no response")
             return await self._page_result(url, page, response)
@@ -192,6 +197,8 @@ class PlaywrightFetcher:
             )
         except Error as e:
             return await self._classify_error(url, e)
+        finally:
+            in_flight.detach()
 
     async def _page_result(self, url: str, page: Page, response: Response) -> FetchResult:
         headers = await response.all_headers()

@@ -29,6 +29,48 @@ setTimeout(function () {
     "This paragraph exists only after JavaScript runs in the page.</p>";
 }, 300);
 </script></body></html>"""
+# js.test/fetched and js.test/inserted render their text from a request that starts after "load"
+# and that the server answers LATE_S later (js.test/late...): the fetcher must wait for it
+LATE_S = 0.6
+JS_FETCH_PAGE = b"""<!doctype html>
+<html><head><title>Rendered from a request</title></head>
+<body><div id="app">Loading...</div>
+<script>
+setTimeout(function () {
+  fetch("/late.json").then(function (r) { return r.json(); }).then(function (data) {
+    document.getElementById("app").innerHTML = "<h1>Rendered from a request</h1><p>" + data.text + "</p>";
+  });
+}, 50);
+</script></body></html>"""
+JS_LATE_JSON = b'{"text": "The fetched answer is seventeen, and it came after the page loaded."}'
+JS_INSERT_PAGE = b"""<!doctype html>
+<html><head><title>Rendered by an inserted script</title></head>
+<body><div id="app">Loading...</div>
+<script>
+window.addEventListener("load", function () {
+  var script = document.createElement("script");
+  script.src = "/late.js";
+  document.body.appendChild(script);
+});
+</script></body></html>"""
+JS_LATE_SCRIPT = (
+    b'document.getElementById("app").innerHTML = '
+    b'"<h1>Rendered by an inserted script</h1><p>The inserted script says nineteen.</p>";'
+)
+JS_BUSY_PAGE = b"""<!doctype html>
+<html><head><title>Never still</title></head>
+<body><h1>Never still</h1><p>This page counts for ever: <span id="n">0</span></p>
+<script>
+var n = 0;
+setInterval(function () { document.getElementById("n").textContent = String(++n); }, 30);
+</script></body></html>"""
+JS_PAGES: dict[str, tuple[str, bytes]] = {
+    "/busy": ("text/html; charset=utf-8", JS_BUSY_PAGE),
+    "/fetched": ("text/html; charset=utf-8", JS_FETCH_PAGE),
+    "/late.json": ("application/json", JS_LATE_JSON),
+    "/inserted": ("text/html; charset=utf-8", JS_INSERT_PAGE),
+    "/late.js": ("text/javascript", JS_LATE_SCRIPT),
+}
 ROBOTS_TXT = b"User-agent: *\nDisallow: /private\nCrawl-delay: 2\n"
 
 
@@ -102,6 +144,16 @@ def _redirect_private(path: str, web_port: int) -> Reply:
     return Reply(302, location=f"http://127.0.0.1:{web_port}/")
 
 
+def _js(path: str) -> Reply:
+    kind, body = JS_PAGES.get(path, ("text/html; charset=utf-8", JS_PAGE))
+    return Reply(200, content_type=kind, body=body)
+
+
+def late(host: str, path: str) -> bool:
+    """Whether the server answers this request ``LATE_S`` late."""
+    return host == "js.test" and path.startswith("/late")
+
+
 def _robots(path: str, web_port: int) -> Reply:
     if path == "/robots.txt":
         return Reply(200, content_type="text/plain", body=ROBOTS_TXT)
@@ -115,7 +167,7 @@ _CANNED: dict[str, Callable[[str, int], Reply]] = {
     "binary.test": lambda path, port: Reply(
         200, content_type="application/octet-stream", body=os.urandom(4096)
     ),
-    "js.test": lambda path, port: Reply(200, body=JS_PAGE),
+    "js.test": lambda path, port: _js(path),
     "robots.test": _robots,
     "pdf.test": lambda path, port: Reply(200, content_type="application/pdf", body=pdf(PDF_TEXT)),
     # hostile servers: each must end as a fetch status within the fetch timeout, memory bounded

@@ -151,6 +151,8 @@ class _Handler(BaseHTTPRequestHandler):
         elif self.host == "drip.test":
             self._drip()
         elif (reply := faults.fault_reply(self.host, parts.path, self.web.port)) is not None:
+            if faults.late(self.host, parts.path) and self.web.wait(faults.LATE_S):
+                return  # the server stops
             self._send(reply.status, reply.content_type, reply.body, reply.location, reply.encoding)
         else:
             self._site(parts.path)

@@ -9,6 +9,7 @@ import signal
 import socket
 import subprocess
 import tempfile
+from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 
@@ -81,10 +82,31 @@ async def test_fetches_a_real_page(rig: Rig) -> None:
     assert result.elapsed_s > 0
 
 
-async def test_waits_for_script_rendered_content(rig: Rig) -> None:
-    result = await rig.fetcher.fetch("http://js.test/")
+@pytest.mark.parametrize(
+    ("url", "text"),
+    [
+        ("http://js.test/", "forty-two"),  # a timer renders it after "load"
+        ("http://js.test/fetched", "seventeen"),  # a request a timer starts, answered late
+        ("http://js.test/inserted", "nineteen"),  # a script inserted on "load", served late
+    ],
+)
+async def test_waits_for_script_rendered_content(rig: Rig, url: str, text: str) -> None:
+    result = await rig.fetcher.fetch(url)
     assert result.ok
-    assert "forty-two" in result.body
+    assert text in result.body
+    assert "Loading..." not in result.body
+
+
+async def test_a_still_page_settles_when_its_scripts_are_done_a_busy_one_on_network_idle(rig: Rig) -> None:
+    before = rig.fetcher.settled.copy()
+    still = await rig.fetcher.fetch("http://docs.python.test/3.11/whatsnew/3.8.html")  # nine scripts
+    assert still.ok
+    assert rig.fetcher.settled - before == Counter({"quiet": 1})
+    before = rig.fetcher.settled.copy()
+    busy = await rig.fetcher.fetch("http://js.test/busy")
+    assert busy.ok
+    assert "counts for ever" in busy.body
+    assert rig.fetcher.settled - before == Counter({"network idle": 1})
 
 
 async def test_follows_safe_redirects(rig: Rig) -> None:
