@@ -46,9 +46,15 @@ def start_ray(
         context = ray.init(address=address, namespace=namespace, log_to_driver=False)
         return RayUrls(_http(context.dashboard_url), None)
     if dashboard is None:
-        ray.init(
-            num_cpus=os.cpu_count() or 2, include_dashboard=False, namespace=namespace, log_to_driver=False
-        )
+        from fathom_ray.adapters.ray_local import lean_head  # noqa: PLC0415
+
+        with lean_head():
+            ray.init(
+                num_cpus=os.cpu_count() or 2,
+                include_dashboard=False,
+                namespace=namespace,
+                log_to_driver=False,
+            )
         return RayUrls(None, None)
     metrics_port = free_port_from(dashboard.metrics_port)
     context = ray.init(
