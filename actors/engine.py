@@ -20,7 +20,7 @@ from actors.extractor_pool import extractor_pool_actor
 from actors.frontier import frontier_actor
 from actors.judge import judge_actor
 from actors.ray_errors import failure_reason
-from actors.session import ActorDirectory, Handles, SessionService, session_actor
+from actors.session import OPTIONAL_PARTS, ActorDirectory, Handles, SessionService, session_actor
 from actors.source_memory import source_memory_actor
 from actors.task_ledger import task_ledger_actor
 from fathom_ray.errors import FathomError
@@ -103,6 +103,7 @@ def start_engine(
     *,
     wait_embedder: bool = True,
     kept: bool = False,
+    without: frozenset[str] = frozenset(),
 ) -> Engine:
     """Create and start every shared actor; a part that cannot start is a ``FathomError`` naming it.
 
@@ -112,8 +113,14 @@ def start_engine(
     is returned before the embedder's model has loaded (``Engine.embedder_warming``): a session's
     first steps (its checklist, search, first fetches) run beside the load, and its first embedding
     waits for it. ``kept``: an engine kept for many commands (its embedder's runtime, see
-    ``EmbedderSettings.runtime``).
+    ``EmbedderSettings.runtime``). ``without``: optional parts (``OPTIONAL_PARTS``) not to start, for
+    a command that will not use them (each part is a process to start: on 2 cores, about half a
+    second of the engine's start).
     """
+    if not without <= OPTIONAL_PARTS:
+        raise ValueError(
+            f"only {sorted(OPTIONAL_PARTS)} may be left out, not {sorted(without - OPTIONAL_PARTS)}"
+        )
     began = time.monotonic()
     settings = resolve_judge(settings)
     if gpu is None:
@@ -125,6 +132,7 @@ def start_engine(
         name_prefix or f"fathom-{uuid.uuid4().hex[:8]}-",
         (("judge", judge),) if judge is not None else (),
         browser_pools=max(1, len(plan["browser"].nodes)),
+        absent=without,
     )
     name = directory.name
 
@@ -152,17 +160,23 @@ def start_engine(
         embedder=embedder,
         memory=source_memory_actor(name("memory"), **where("memory")).remote(settings),
         frontier=frontier_actor(name("frontier"), **where("frontier")).remote(settings),
-        documents=document_store_actor(name("documents"), **where("documents")).remote(
+        documents=None
+        if "documents" in without
+        else document_store_actor(name("documents"), **where("documents")).remote(
             settings, name("embedder"), directory.namespace
         ),
-        ledger=task_ledger_actor(name("ledger"), **where("ledger")).remote(settings.data_dir / "ledger"),
+        ledger=None
+        if "ledger" in without
+        else task_ledger_actor(name("ledger"), **where("ledger")).remote(settings.data_dir / "ledger"),
     )
     starts = starts | {
         **{_pool_label(i, len(pools)): pool.start.remote() for i, pool in enumerate(pools)},
         "judge": handles.judge.start.remote(),
         "source memory (Qdrant, graph store)": handles.memory.start.remote(),
-        "document store (Qdrant)": handles.documents.start.remote(),
+        "extractor (trafilatura)": handles.extractor.start.remote(),
     }
+    if handles.documents is not None:
+        starts["document store (Qdrant)"] = handles.documents.start.remote()
     started, ready_s = _started(starts, began)
     info = started["judge"]
     judge_info = info if isinstance(info, JudgeInfo) else JudgeInfo("", "")

@@ -21,6 +21,11 @@ from fathom_ray.web.extraction import extract_main_text, extract_pdf, extract_vi
 from fathom_ray.web.security import content_kind
 
 logger = logging.getLogger(__name__)
+WARM_PAGE = (
+    "<!doctype html><html><head><title>Warm-up</title></head><body><h1>Warm-up</h1>"
+    + "<p>A paragraph that the extractor's worker reads once, before the first real page.</p>" * 8
+    + "</body></html>"
+)
 
 
 class ExtractorPool:
@@ -33,9 +38,13 @@ class ExtractorPool:
         self.restarts = 0
 
     def start(self) -> None:
+        """Start the worker processes; each loads trafilatura and extracts a small page in the
+        background (half a second of a first page's extraction otherwise), so ``start`` returns at once."""
         if self._executor is None:
             context = multiprocessing.get_context("spawn")
             self._executor = ProcessPoolExecutor(self._workers, mp_context=context)
+            for _ in range(self._workers):
+                self._executor.submit(extract_main_text, WARM_PAGE, "http://warm-up.invalid/")
 
     def stop(self) -> None:
         if self._executor is not None:

@@ -25,6 +25,7 @@ from actors.metrics import SessionMetrics
 from actors.ray_errors import failure_reason
 from actors.task_ledger import AgentReports
 from fathom_ray.adapters.search_backends import open_searcher
+from fathom_ray.errors import SessionError
 from fathom_ray.models import (
     Event,
     ExtractedPage,
@@ -56,12 +57,14 @@ class Handles:
     embedder: Any
     memory: Any
     frontier: Any
-    documents: Any
-    ledger: Any  # the swarms' task ledgers
+    documents: Any  # None in an engine started without it (``OPTIONAL_PARTS``)
+    ledger: Any  # the swarms' task ledgers; None in an engine started without it
 
 
 # browser, extractor, judge, embedder, memory, frontier, documents, ledger
 ENGINE_PARTS = tuple(f.name for f in fields(Handles))
+# what a command's own engine may start without: the user's documents, the swarms' task ledgers
+OPTIONAL_PARTS = frozenset({"documents", "ledger"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +80,7 @@ class ActorDirectory:
     prefix: str
     overrides: tuple[tuple[str, str], ...] = ()
     browser_pools: int = 1  # one per browser node: ``browser``, ``browser-2``, ...
+    absent: frozenset[str] = frozenset()  # optional parts this engine did not start
 
     def name(self, part: str) -> str:
         return dict(self.overrides).get(part, f"{self.prefix}{part}")
@@ -86,7 +90,12 @@ class ActorDirectory:
 
     def resolve(self) -> Handles:
         """The shared actors (``browser``: the first pool; ``browsers`` finds them all)."""
-        return Handles(**{part: ray.get_actor(self.name(part), self.namespace) for part in ENGINE_PARTS})
+        return Handles(
+            **{
+                part: None if part in self.absent else ray.get_actor(self.name(part), self.namespace)
+                for part in ENGINE_PARTS
+            }
+        )
 
     def browsers(self, start: int = 0) -> BrowserFleet:
         """Every browser pool as one browser: the calls spread over them (``web.browser_fleet``)."""
@@ -257,8 +266,16 @@ class SessionService:
             memory=Remote(self._handles.memory),
             frontier=Remote(self._handles.frontier),
             search=_Search(searcher),
-            documents=Remote(self._handles.documents) if "documents" in self._request.sources else None,
+            documents=self._documents(),
         )
+
+    def _documents(self) -> Remote | None:
+        """The document store, for a session that researches the user's documents."""
+        if "documents" not in self._request.sources:
+            return None
+        if self._handles.documents is None:
+            raise SessionError(self._session_id, "this engine was started without the document store")
+        return Remote(self._handles.documents)
 
     async def run_single_pass(self) -> SessionOutcome:
         """The single-pass baseline on this request (for `fathom eval`): its state and stage times."""

@@ -11,7 +11,7 @@ from rich.live import Live
 
 from fathom_ray.cli.attach import EngineChoice, published
 from fathom_ray.cli.live_view import LiveView
-from fathom_ray.cli.running import running_engine, serve_until_interrupted
+from fathom_ray.cli.running import parts_unused, running_engine, serve_until_interrupted
 from fathom_ray.models import Event, ResearchRequest
 from fathom_ray.research.answer_sheet import AnswerStatus
 from fathom_ray.research.results import ResearchResult
@@ -87,6 +87,7 @@ def run_research(  # noqa: PLR0917 (the command's options, passed on)
         dashboard=dashboard,
         choice=choice,
         wait_embedder=False,
+        without=parts_unused(request.sources),
     ) as engine:
         view = LiveView(request.goal, judge=engine.judge.label)
         # transient: the live view is progress, gone at the end, so the answer lines come first

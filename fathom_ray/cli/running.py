@@ -12,7 +12,7 @@ import os
 import socket
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -114,6 +114,7 @@ def running_engine(
     choice: EngineChoice | None = None,
     wait_embedder: bool = True,
     kept: bool = False,
+    without: frozenset[str] = frozenset(),
 ) -> Iterator[Engine]:
     """The engine for the ``with`` block; ``what`` names the work in an error. ``choice`` (from
     ``choose_engine``) may name a kept engine to attach to; otherwise one is started on a running Ray,
@@ -121,7 +122,9 @@ def running_engine(
     ``dashboard`` a local Ray has its dashboard and metrics endpoint; their URLs are said. Without
     ``wait_embedder`` a started engine is handed over while its embedder's model still loads (a
     command's sessions start beside the load; an engine kept for others waits for it). ``kept``: the
-    engine serves many commands (``fathom up``, ``fathom serve``): its embedder runs on torch."""
+    engine serves many commands (``fathom up``, ``fathom serve``): its embedder runs on torch.
+    ``without``: optional parts a started engine leaves out (``actors.session.OPTIONAL_PARTS``); an
+    engine attached to has them all."""
     import ray  # noqa: PLC0415
 
     choice = choice or EngineChoice()
@@ -140,6 +143,7 @@ def running_engine(
                     dashboard=dashboard,
                     wait_embedder=wait_embedder,
                     kept=kept,
+                    without=without,
                 )
             )
         try:
@@ -158,6 +162,7 @@ def _started_engine(
     dashboard: bool,
     wait_embedder: bool,
     kept: bool,
+    without: frozenset[str],
 ) -> Iterator[Engine]:
     """A new engine, on the Ray at ``address`` or a local one started here, stopped on the way out."""
     import ray  # noqa: PLC0415
@@ -176,7 +181,7 @@ def _started_engine(
             report(f"Ray dashboard: {urls.dashboard}{metrics}")
         report(STARTING)
         try:
-            engine = start_engine(settings, network, wait_embedder=wait_embedder, kept=kept)
+            engine = start_engine(settings, network, wait_embedder=wait_embedder, kept=kept, without=without)
         except ray.exceptions.RayError as e:
             raise FathomError(f"the engine could not start: {ray_error_cause(e)}") from e
         startup = {RAY_PART: ray_s, **engine.startup}
@@ -196,6 +201,12 @@ def _say_if_failed(start: Any, part: str, report: Callable[[str], None]) -> None
         ray.get(start)
     except ray.exceptions.RayError as e:
         report(f"the {part} could not start: {ray_error_cause(e)}; the judge worked without it")
+
+
+def parts_unused(sources: Sequence[str]) -> frozenset[str]:
+    """The optional engine parts one session on ``sources`` never calls: the swarms' task ledger
+    always, the document store unless it researches the user's documents."""
+    return frozenset({"ledger"} if "documents" in sources else {"ledger", "documents"})
 
 
 def command_name() -> str:

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING
 
 from fathom_ray.cli.attach import EngineChoice, attached_engine
-from fathom_ray.cli.running import RAY_PART, running_engine
+from fathom_ray.cli.running import RAY_PART, parts_unused, running_engine
 from fathom_ray.settings import Settings
 from fathom_ray.web.network import NetworkMap
 
@@ -36,7 +36,10 @@ def startup_timings(
         with attached_engine(choice.attach, settings, say) as engine:
             attach_s = time.monotonic() - began
         return [*_rows(engine.startup), (ATTACH, attach_s)]
-    with running_engine(settings, network, None, "start-up", say, wait_embedder=False) as engine:
+    unused = parts_unused(("web",))  # as `fathom research` starts its engine
+    with running_engine(
+        settings, network, None, "start-up", say, wait_embedder=False, without=unused
+    ) as engine:
         whole = time.monotonic() - began
         loaded = _loaded(engine)
     rows = [*_rows(engine.startup), (READY, whole)]

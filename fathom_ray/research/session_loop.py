@@ -330,14 +330,6 @@ class ResearchSession:
                 self._discovered = searched
 
     async def _rank(self, pending: list[Candidate], n: int) -> list[Candidate]:
-        foci = self._foci()
-        urls = [c.url for c in pending]
-        texts = [f"{c.title} {c.url} {c.snippet}".strip() for c in pending]
-        cosine = np.array(await self._services.embedder.embed(texts)) @ np.array(await self._vectors(foci)).T
-        similarity = dict(zip(urls, cosine.max(axis=1).tolist(), strict=True))
-        lexical = match_scores(texts, foci)
-        relevance = {u: max(row[i] for row in lexical) for i, u in enumerate(urls)}
-        qualities = await self._services.memory.domain_qualities(sorted({domain_of(u) for u in urls}))
         # Seeds first, in the order given; then what one pass would read (the goal's own search
         # results, best first) is the backbone of every round: measured on questions never tuned on,
         # the engine's ranking of the goal beats every other source of pages (docs/eval/README.md).
@@ -358,19 +350,33 @@ class ResearchSession:
             leads = taken[:n]
             self._leads = [query for query, url in picks if url not in leads]  # they wait their turn
         first = list(dict.fromkeys([*opening[: max(0, n - len(leads))], *leads, *opening]))
-        batch = rank_and_sample(
-            pending,
-            similarity=similarity,
-            relevance=relevance,
-            domain_quality=qualities,
-            n=n,
-            temperature=self._temperature(),
-            rng=self._rng(2),
-            first=first,
-            # seeds, the goal's results and the leads take the whole batch while they last; leads
-            # alone, all but one slot (the rest is the ranking's)
-            lead_slots=n if opening or self.state.round == 1 else None,
-        )
+        # seeds, the goal's results and the leads take the whole batch while they last; leads
+        # alone, all but one slot (the rest is the ranking's)
+        lead_slots = n if opening or self.state.round == 1 else None
+        foci = self._foci()
+        taken_first = [waiting[u] for u in first if u in waiting][:n]
+        if lead_slots == n and len(taken_first) == n:
+            # the batch is ``first``'s alone, as rank_and_sample would take it: no ranking to compute
+            # (the pool's embeddings were most of a round's CPU on the judge's side)
+            batch = taken_first
+            similarity = await self._similarity(batch, foci)
+        else:
+            similarity = await self._similarity(pending, foci)
+            texts = [_text(c) for c in pending]
+            lexical = match_scores(texts, foci)
+            relevance = {c.url: max(row[i] for row in lexical) for i, c in enumerate(pending)}
+            qualities = await self._services.memory.domain_qualities(sorted({domain_of(u) for u in waiting}))
+            batch = rank_and_sample(
+                pending,
+                similarity=similarity,
+                relevance=relevance,
+                domain_quality=qualities,
+                n=n,
+                temperature=self._temperature(),
+                rng=self._rng(2),
+                first=first,
+                lead_slots=lead_slots,
+            )
         self.events.emit(
             EventType.RANKED,
             {
@@ -382,6 +388,12 @@ class ResearchSession:
             },
         )
         return batch
+
+    async def _similarity(self, candidates: Sequence[Candidate], foci: Sequence[str]) -> dict[str, float]:
+        """Each candidate's best cosine to the foci (its title, URL and snippet embedded)."""
+        vectors = np.array(await self._services.embedder.embed([_text(c) for c in candidates]))
+        cosine = vectors @ np.array(await self._vectors(foci)).T
+        return dict(zip((c.url for c in candidates), cosine.max(axis=1).tolist(), strict=True))
 
     def _one_pass(self) -> list[str]:
         """What the single pass would read on this budget: the seeds, then the goal's own search
@@ -633,3 +645,8 @@ class ResearchSession:
         self.state.elapsed_s = time.monotonic() - self._started
         await self._services.frontier.checkpoint(self.state.session_id)
         await self._services.memory.checkpoint(self.state, self.events.take_unsaved())
+
+
+def _text(candidate: Candidate) -> str:
+    """What a candidate is ranked by: its title, URL and snippet."""
+    return f"{candidate.title} {candidate.url} {candidate.snippet}".strip()

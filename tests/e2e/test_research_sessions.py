@@ -3,28 +3,34 @@
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import threading
 import time
 import uuid
 import warnings
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 import ray
 
-from actors.engine import Engine, run_session, run_session_here
-from actors.session import SessionService
+from actors.engine import Engine, run_session, run_session_here, start_engine
+from actors.session import OPTIONAL_PARTS, SessionService
+from fathom_ray.errors import SessionError
 from fathom_ray.models import Event, EventType, ResearchRequest
 from fathom_ray.research.fact_ledger import evidence_in
 from fathom_ray.research.presets import PRESETS
 from fathom_ray.research.report_html import render_html
 from fathom_ray.research.session_state import SessionState
+from fathom_ray.settings import load_settings
 from fathom_ray.testweb import server as offline_web
 from fathom_ray.testweb.attacks import FORBIDDEN
 from fathom_ray.text.untrusted import unfit_for_fact
+from fathom_ray.web.network import NetworkMap
 from fathom_ray.web.urls import domain_of
+from tests.e2e.conftest import e2e_settings
 from tests.ray_state import kill_chromium
 from tests.scripted_judge import ScriptedJudge
 
@@ -396,3 +402,39 @@ def test_spawning_sessions_makes_no_new_actor_class_each_time(scripted_engine: t
         ray.kill(actor)
     del actors, first
     assert session_classes() == before
+
+
+def test_an_engine_without_its_optional_parts_runs_web_sessions_and_says_what_is_missing(
+    tmp_path: Path, offline_network: NetworkMap, ray_session: None
+) -> None:
+    """What `fathom research` starts for itself: no document store, no task ledger."""
+    name = f"scripted-judge-{uuid.uuid4().hex[:8]}"
+    judge = ray.remote(ScriptedJudge).options(num_cpus=0, name=name).remote()
+    engine = start_engine(
+        e2e_settings(tmp_path / "data", offline_network), offline_network, judge=name, without=OPTIONAL_PARTS
+    )
+    try:
+        assert engine.handles.documents is None
+        assert engine.handles.ledger is None
+        running = {a["name"] for a in ray.util.list_named_actors(all_namespaces=True)}
+        assert engine.directory.name("frontier") in running
+        assert not {engine.directory.name(part) for part in OPTIONAL_PARTS} & running
+        state = run_session_here(
+            engine, ResearchRequest(GOAL, depth="glance"), f"o-{uuid.uuid4().hex[:8]}"
+        ).state
+        assert state.status == "complete"
+        assert state.pages_fetched == 1
+        on_documents = ResearchRequest(GOAL, depth="glance", sources=("documents",))
+        with pytest.raises(SessionError, match="without the document store"):
+            run_session_here(engine, on_documents, f"o-{uuid.uuid4().hex[:8]}")
+    finally:
+        for handle in (engine.handles.browser, engine.handles.memory):
+            ray.get(handle.stop.remote(), timeout=60)
+        for handle in [*(getattr(engine.handles, f.name) for f in dataclasses.fields(engine.handles)), judge]:
+            if handle is not None:
+                ray.kill(handle)
+
+
+def test_only_optional_parts_may_be_left_out(offline_network: NetworkMap, ray_session: None) -> None:
+    with pytest.raises(ValueError, match="browser"):
+        start_engine(load_settings(), offline_network, without=frozenset({"browser"}))
