@@ -2,7 +2,9 @@
 beside the same command of an earlier commit ("before"), in the same run.
 
 The earlier commit is checked out into a temporary git worktree and run by this interpreter with
-that tree first on PYTHONPATH (Ray's workers inherit it), so both use the same packages. Runs
+that tree first on PYTHONPATH and as the working directory, so both use the same packages: Ray's
+workers put the driver's working directory first on their path, so a "before" command started
+from this checkout ran its actors on this checkout's code (runs before 2026-12-04 did). Runs
 alternate (before, now cold, now attached) and each takes the median over the rounds. For every
 run: the command's wall time, the session's own seconds (result.json) and the rest (start-up and
 shut-down: Ray, the actors, Chromium, the models, the stores). Then each part's start-up time now,
@@ -91,7 +93,12 @@ def _env(tree: Path, data: Path) -> dict[str, str]:
 
 def _fathom(tree: Path, data: Path, *args: str) -> str:
     done = subprocess.run(
-        [sys.executable, "-c", CLI, *args], env=_env(tree, data), capture_output=True, text=True, check=False
+        [sys.executable, "-c", CLI, *args],
+        env=_env(tree, data),
+        cwd=tree,  # Ray's workers import from the driver's working directory first
+        capture_output=True,
+        text=True,
+        check=False,
     )
     if done.returncode != 0:
         raise SystemExit(f"fathom {' '.join(args)} failed:\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
