@@ -79,6 +79,15 @@ class BrowserPool:
             return Preview(url, FetchStatus.ROBOTS, error="robots.txt disallows this URL")
         return await self._http.preview(url)
 
+    async def fetch_plain(self, url: str) -> FetchResult:
+        """The page's HTML over HTTP, not rendered (the verifier's cheap look); robots.txt and the
+        egress rules hold as for ``fetch``."""
+        await self.start()
+        assert self._http is not None
+        if not await self.robots_allow(url):
+            return FetchResult(url, FetchStatus.ROBOTS, error="robots.txt disallows this URL")
+        return await self._http.fetch(url)
+
     async def pdf(self, html: str) -> bytes:
         """A report page printed to PDF by the pool's Chromium (nothing it names is loaded)."""
         await self.start()

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from ray.exceptions import RayError
+
 from actors.actor_class import actor_class
 from actors.session import ActorDirectory, Remote
 from fathom_ray.models import Fact, FetchResult
@@ -18,13 +20,21 @@ from fathom_ray.web.browser_fleet import BrowserFleet
 
 
 class ServedPages:
-    """The verifier's second look: the page as its site serves it now, extracted as before."""
+    """The verifier's second look: the page as its site serves it now, extracted as before, over
+    HTTP through the first browser pool (its egress rules and robots.txt) or rendered by the fleet."""
 
-    def __init__(self, browser: BrowserFleet, extractor: Any) -> None:
-        self._browser, self._extractor = browser, Remote(extractor)
+    def __init__(self, browser: BrowserFleet, pool: Any, extractor: Any) -> None:
+        self._browser, self._pool, self._extractor = browser, pool, Remote(extractor)
 
-    async def page_text(self, url: str) -> str | None:
-        result: FetchResult = await self._browser.fetch(url)
+    async def page_text(self, url: str, *, rendered: bool = True) -> str | None:
+        result: FetchResult
+        if rendered:
+            result = await self._browser.fetch(url)
+        else:
+            try:
+                result = await self._pool.fetch_plain.remote(url)
+            except RayError:
+                return None  # the pool is gone: the rendered look decides
         if not result.ok:
             return None
         page = await self._extractor.extract(result)
@@ -49,7 +59,7 @@ class VerifierService:
     def _ready(self) -> Verifier:
         if self._verifier is None:
             handles = self._parts.resolve()
-            self._verifier = Verifier(ServedPages(self._parts.browsers(), handles.extractor))
+            self._verifier = Verifier(ServedPages(self._parts.browsers(), handles.browser, handles.extractor))
         return self._verifier
 
     async def prefetch(self, urls: Sequence[str]) -> None:

@@ -290,7 +290,10 @@ class VerifierCalls(Protocol):
 
 
 class PageCalls(Protocol):
-    async def page_text(self, url: str) -> str | None: ...  # the page as served now, None if unreachable
+    async def page_text(self, url: str, *, rendered: bool = True) -> str | None:
+        """The page's text as served now, None if unreachable: as a browser renders it, or (not
+        ``rendered``) as its HTML comes over HTTP, which costs a fraction of a browser's work."""
+        ...
 
 
 class LedgerWriter(Protocol):

@@ -8,7 +8,9 @@ Their calls are ports (``AnalystCalls``, ``VerifierCalls``, ``PageCalls`` in fat
   domains confirm, facts that disagree.
 - The verifier checks each fact's evidence against its page as stored and, where it can fetch the
   page again, as served now; it fetches each page once, ``SERVED_AT_ONCE`` at a time, and can start
-  on a researcher's pages as soon as that researcher reports (``prefetch``).
+  on a researcher's pages as soon as that researcher reports (``prefetch``). It fetches a page over
+  HTTP first; only a page whose HTTP text lacks a fact's quote (its content comes from a script, or
+  the quote is gone) is fetched again in the browser, and that text decides.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from collections.abc import Mapping, Sequence
 
 from fathom_ray.models import Fact
 from fathom_ray.ports import PageCalls
+from fathom_ray.research.fact_ledger import evidence_in
 from fathom_ray.swarm.analyst import MergedFact, merge
 from fathom_ray.swarm.receipts import CheckKind, Receipt, check
 
@@ -35,19 +38,20 @@ class Verifier:
 
     def __init__(self, pages: PageCalls | None) -> None:
         self._pages = pages
-        self._served: dict[str, str | None] = {}  # pages as served now, each fetched once
+        self._served: dict[str, str | None] = {}  # pages as served now, each fetched once (HTTP)
+        self._rendered: dict[str, str | None] = {}  # pages whose HTTP text failed a quote: the browser's
         self._fetching: dict[str, asyncio.Future[None]] = {}  # pages being fetched now
         self._gate = asyncio.Semaphore(SERVED_AT_ONCE)
 
     async def prefetch(self, urls: Sequence[str]) -> None:
-        """Fetch the pages as served now (those not fetched yet, nor being fetched)."""
+        """Fetch the pages as served now, over HTTP (those not fetched yet, nor being fetched)."""
         pages = self._pages
         if pages is None:
             return
 
         async def one(url: str) -> None:
             async with self._gate:
-                self._served[url] = await pages.page_text(url)
+                self._served[url] = await pages.page_text(url, rendered=False)
 
         wanted = sorted(set(urls) - self._served.keys() - self._fetching.keys())
         for url in wanted:
@@ -59,12 +63,37 @@ class Verifier:
             for url in wanted:
                 self._fetching.pop(url, None)
 
+    async def _render(self, facts: Sequence[Fact]) -> None:
+        """The pages of ``facts`` whose quote their HTTP text lacks, fetched in the browser (once)."""
+        pages = self._pages
+        if pages is None:
+            return
+        wanted = sorted(
+            {
+                f.source_url
+                for f in facts
+                if f.source_url not in self._rendered
+                and not evidence_in(f.evidence, self._served.get(f.source_url) or "")
+            }
+        )
+
+        async def one(url: str) -> None:
+            async with self._gate:
+                self._rendered[url] = await pages.page_text(url, rendered=True)
+
+        await asyncio.gather(*(one(url) for url in wanted))
+
+    def _served_text(self, url: str) -> str | None:
+        return self._rendered[url] if url in self._rendered else self._served.get(url)
+
     async def check(self, facts: Sequence[Fact], stored: Mapping[str, str]) -> list[Receipt]:
         """A receipt per fact and kind: against its page as stored, and as served now."""
         await self.prefetch([f.source_url for f in facts])
+        await self._render(facts)
         receipts = []
         for fact in facts:
             receipts.append(check(fact, CheckKind.STORED, stored.get(fact.source_url), time.time()))
             if self._pages is not None:
-                receipts.append(check(fact, CheckKind.SERVED, self._served.get(fact.source_url), time.time()))
+                served = self._served_text(fact.source_url)
+                receipts.append(check(fact, CheckKind.SERVED, served, time.time()))
         return receipts

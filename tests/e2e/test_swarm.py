@@ -3,6 +3,7 @@ Session actors it owns, the ledger, and what killing the coordinator leaves behi
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 import re
@@ -20,8 +21,10 @@ from pypdf import PdfReader
 
 from actors.coordinator import coordinator_actor, run_swarm
 from actors.engine import Engine
+from actors.swarm_roles import ServedPages
 from fathom_ray.models import ResearchRequest
 from fathom_ray.settings import Settings, SwarmSettings
+from fathom_ray.swarm.receipts import CheckKind, Verdict
 from fathom_ray.swarm.task_ledger import RecordKind, read
 from tests.ray_state import alive
 
@@ -59,6 +62,7 @@ def test_a_swarm_runs_its_researchers_and_writes_its_ledger(scripted_engine: tup
     assert {"r1-researcher-1", "r1-researcher-2"} <= complete
     assert result.facts
     assert result.receipts
+    assert any(r.kind is CheckKind.SERVED and r.verdict is Verdict.PASS for r in result.receipts)
     records = read(engine.settings.data_dir / "ledger", swarm_id)
     assert records[0].kind is RecordKind.PLAN
     assert records[-1].kind is RecordKind.COMPLETION
@@ -177,3 +181,24 @@ def test_a_researcher_not_ready_in_time_is_killed_and_recorded(scripted_engine: 
     assert "no findings" in report.files["summary.md"]
     wait_until(lambda: not alive(f"{swarm_id}-"), 60, 0.5)
     assert not alive(f"{swarm_id}-")
+
+
+def test_the_verifiers_served_look_is_http_first_and_the_browser_where_a_script_writes_the_text(
+    scripted_engine: tuple[Engine, Any],
+) -> None:
+    engine, _ = scripted_engine
+    pages = ServedPages(engine.directory.browsers(), engine.handles.browser, engine.handles.extractor)
+
+    async def look(url: str, rendered: bool) -> str | None:
+        return await pages.page_text(url, rendered=rendered)
+
+    plain = asyncio.run(look("http://js.test/", False))
+    assert plain is not None
+    assert "forty-two" not in plain  # over HTTP only the script's placeholder
+    rendered = asyncio.run(look("http://js.test/", True))
+    assert rendered is not None
+    assert "forty-two" in rendered
+    static = asyncio.run(look("http://www.sqlite.test/wal.html", False))
+    assert static is not None
+    assert "implements atomic commit and rollback is a rollback journal" in static  # as rendered
+    assert asyncio.run(look("http://robots.test/private/page", False)) is None  # robots.txt holds

@@ -55,14 +55,20 @@ class Researchers:
 
 
 class Served:
-    """The web now: the blog post has since been rewritten."""
+    """The web now: the blog post has since been rewritten; over HTTP the PEP's page is a script's
+    shell (its text comes in the browser)."""
 
     def __init__(self) -> None:
         self.fetched: list[str] = []
+        self.rendered: list[str] = []
 
-    async def page_text(self, url: str) -> str | None:
-        self.fetched.append(url)
-        return "This post was rewritten." if "blog" in url else PAGES.get(url)
+    async def page_text(self, url: str, *, rendered: bool = True) -> str | None:
+        (self.rendered if rendered else self.fetched).append(url)
+        if "blog" in url:
+            return "This post was rewritten."
+        if "peps" in url and not rendered:
+            return "Loading..."
+        return PAGES.get(url)
 
 
 def coordinator(
@@ -127,6 +133,9 @@ def test_a_swarm_fans_out_reassigns_a_crash_verifies_and_fills_gaps(tmp_path: Pa
     assert "Chris Angelico" in result.report_markdown
     assert {a["status"] for a in result.agents} == {"complete", "failed"}
     assert sorted(served.fetched) == sorted(set(served.fetched))  # each page fetched again once
+    # in the browser only the pages whose HTTP text lacked a quote, each once: the PEP's (its text
+    # comes from a script, and there it holds) and the rewritten blog's
+    assert sorted(served.rendered) == ["http://blog.example/wrong.html", "http://peps.example/572.html"]
 
 
 def test_a_settled_checklist_stops_after_the_first_round(tmp_path: Path) -> None:
