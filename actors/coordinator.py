@@ -18,8 +18,9 @@ import ray
 from ray.exceptions import RayError
 
 from actors.actor_class import actor_class
-from actors.session import ActorDirectory, Remote, RemoteJudge, session_actor
+from actors.session import ActorDirectory, Remote, RemoteJudge, WebSearch, session_actor
 from actors.swarm_roles import role_actors
+from fathom_ray.adapters.search_backends import open_searcher
 from fathom_ray.models import Event, EventType, JsonValue, ResearchRequest
 from fathom_ray.research.session_events import EventLog
 from fathom_ray.research.session_state import FAILED, SessionOutcome, SessionState
@@ -52,6 +53,7 @@ class _Researchers:
             token_budget=max(1, sub.budget.tokens),
             sources=service.request.sources,
             owner=service.request.owner,  # a swarm's researchers are its owner's
+            seeds=sub.seeds,
         )
         session_id = f"{service.swarm_id}-{sub.agent}"
         actor = session_actor(session_id, scheduling_strategy="SPREAD").remote(  # as the engine's sessions
@@ -179,7 +181,9 @@ class CoordinatorService:
             swarm.cancel()
         memory = Remote(handles.memory)
         try:
-            result = await swarm.run()
+            async with open_searcher(self.settings, self.network) as searcher:
+                swarm.use_search(WebSearch(searcher))
+                result = await swarm.run()
             await ledger.flush()
         except Exception as e:
             state = SessionState(

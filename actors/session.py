@@ -162,7 +162,9 @@ class RemoteJudge(Remote):
         return call
 
 
-class _Search:
+class WebSearch:
+    """A searcher as the loops' ``SearchCalls``: several queries, their results merged."""
+
     def __init__(self, searcher: Searcher) -> None:
         self._searcher = searcher
 
@@ -265,7 +267,7 @@ class SessionService:
             embedder=Remote(self._handles.embedder),
             memory=Remote(self._handles.memory),
             frontier=Remote(self._handles.frontier),
-            search=_Search(searcher),
+            search=WebSearch(searcher),
             documents=self._documents(),
         )
 

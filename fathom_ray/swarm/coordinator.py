@@ -14,6 +14,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from fathom_ray.errors import SearchError
 from fathom_ray.models import ChecklistItem, EventType, Fact, JsonValue, Usage
 from fathom_ray.ports import (
     AnalystCalls,
@@ -22,6 +23,7 @@ from fathom_ray.ports import (
     LedgerWriter,
     PageCalls,
     ResearcherCalls,
+    SearchCalls,
     VerifierCalls,
 )
 from fathom_ray.research import checklist as checklists
@@ -30,13 +32,14 @@ from fathom_ray.research.presets import Budget
 from fathom_ray.research.session_events import EventLog
 from fathom_ray.swarm.analyst import MergedFact
 from fathom_ray.swarm.beacons import at_end
-from fathom_ray.swarm.plan import FINDINGS_PER_AGENT, SubGoal, plan, split
+from fathom_ray.swarm.plan import FINDINGS_PER_AGENT, SubGoal, plan, plan_hops, split, with_seeds
 from fathom_ray.swarm.receipts import Receipt, Verdict, verdicts
 from fathom_ray.swarm.roles import Analyst, Verifier
 from fathom_ray.swarm.task_ledger import Beacon, RecordKind
 
 logger = logging.getLogger(__name__)
 FIRST_ROUND_SHARE = 0.7  # of the pages, for the first fan-out; gap filling shares the rest
+GOAL_RESULTS = 8  # the goal's own results dealt out as seeds (a session's results per query)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,19 +94,26 @@ class Coordinator:
         events: EventLog | None = None,
         analyst: AnalystCalls | None = None,
         verifier: VerifierCalls | None = None,
+        search: SearchCalls | None = None,
     ) -> None:
         """``analyst`` and ``verifier``: their actors in production; in process by default, the
         verifier fetching pages as served now through ``pages`` (None: stored pages only)."""
         self.result = SwarmResult(swarm_id, goal, [], budget=budget)
         self.events = events or EventLog(swarm_id)
         self._judge, self._researchers, self._ledger = judge, researchers, ledger
+        self._search = search  # the goal's own results, for the seeds of a first round without it whole
         self._analyst = analyst or Analyst()
         self._verifier = verifier or Verifier(pages)
         self._agents, self._budget, self._size = agents, budget, checklist_size
         self._replan_rounds = replan_rounds
         self._outcomes: list[ResearcherOutcome] = []
         self._early: list[asyncio.Future[None]] = []  # the verifier's fetches as each researcher reports
+        self._tried: list[str] = []  # the hop searches gap-filling rounds were given
         self.cancelled = False
+
+    def use_search(self, search: SearchCalls) -> None:
+        """The search the goal's own results come from (opened once the coordinator runs)."""
+        self._search = search
 
     def cancel(self) -> None:
         """Start no researcher from now on (the caller ends the running ones); compose what was found."""
@@ -129,13 +139,15 @@ class Coordinator:
             round_budget = Budget(
                 pages, self._budget.time_s, split(self._budget.tokens, self._replan_rounds + 1)[0]
             )
-            subs = plan(
-                result.goal,
-                result.checklist,
-                self._agents,
-                round_budget,
-                prefix=f"r{round_number + 1}-researcher",
+            prefix = f"r{round_number + 1}-researcher"
+            hops = await self._hops() if round_number else []
+            subs = (
+                plan_hops(hops, self._open_ids(), self._agents, round_budget, prefix=prefix)
+                if hops
+                else plan(result.goal, result.checklist, self._agents, round_budget, prefix=prefix)
             )
+            if round_number == 0 and not any("Q1" in sub.item_ids for sub in subs):
+                subs = with_seeds(subs, await self._goal_results())  # no researcher has the goal whole
             result.rounds = round_number + 1
             outcomes = await asyncio.gather(*(self._run_one(sub) for sub in subs))
             pages_left -= sum(o.pages_fetched for o in outcomes if o is not None)
@@ -232,6 +244,38 @@ class Coordinator:
             )
             return capped
         return None
+
+    async def _goal_results(self) -> list[str]:
+        """The goal's own search results, best first (what one pass would read); none without a
+        search to ask, or when it fails."""
+        if self._search is None:
+            return []
+        try:
+            found = await self._search.search([self.result.goal], GOAL_RESULTS)
+        except SearchError as e:
+            logger.warning("the goal's search failed: %s", e)
+            return []
+        return [r.url for r in sorted(found, key=lambda r: r.rank)]
+
+    async def _hops(self) -> list[str]:
+        """Searches for a gap-filling round: what the facts found so far name that leads to the open
+        items (the judge's multi-hop step over every researcher's facts, so one researcher's find,
+        "that other engine" is PostgreSQL, becomes another's search)."""
+        result = self.result
+        open_items = [i for i in result.checklist if not i.satisfied]
+        facts = self.verified()
+        if not open_items or not facts:
+            return []
+        judged = self._account(
+            await self._judge.discover_queries(result.goal, open_items, self._tried, self._agents, facts)
+        )
+        found = judged.answer.queries if judged.answer else []
+        hops = [q for q in dict.fromkeys(found) if q not in self._tried]
+        self._tried += hops
+        return hops
+
+    def _open_ids(self) -> tuple[str, ...]:
+        return tuple(i.id for i in self.result.checklist if not i.satisfied)
 
     def _account(self, judged: Judged[Any]) -> Judged[Any]:
         """The coordinator's own judge calls count in the swarm's usage; a failure is logged."""

@@ -12,7 +12,7 @@ are capped (``FINDINGS_PER_AGENT``) before the coordinator reads them.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from fathom_ray.errors import InvalidRequestError
 from fathom_ray.models import ChecklistItem
@@ -29,6 +29,7 @@ class SubGoal:
     goal: str  # what the researcher's session researches
     item_ids: tuple[str, ...]  # the swarm checklist items it answers
     budget: Budget
+    seeds: tuple[str, ...] = ()  # pages it reads first: its share of the goal's own search results
 
 
 def check_agents(agents: int) -> int:
@@ -70,3 +71,33 @@ def plan(
         )
         for n, group in enumerate(groups)
     ]
+
+
+def plan_hops(
+    hops: Sequence[str], item_ids: Sequence[str], agents: int, budget: Budget, *, prefix: str
+) -> list[SubGoal]:
+    """Sub-goals for a gap-filling round: one search each (``hops``, the first ``agents`` of them),
+    every one for the open items ``item_ids``, the budget split as in ``plan``."""
+    check_agents(agents)
+    chosen = list(hops)[: max(1, min(agents, budget.pages))]
+    pages, tokens = split(budget.pages, len(chosen)), split(budget.tokens, len(chosen))
+    time_s = budget.time_s * (1 - SYNTHESIS_SHARE)
+    return [
+        SubGoal(f"{prefix}-{n + 1}", hop, tuple(item_ids), Budget(pages[n], time_s, tokens[n]))
+        for n, hop in enumerate(chosen)
+    ]
+
+
+def with_seeds(subs: Sequence[SubGoal], urls: Sequence[str]) -> list[SubGoal]:
+    """``subs`` with ``urls`` (the goal's own search results, best first) dealt out as seeds in turn,
+    none past a sub-goal's page budget: together the researchers read what one pass would."""
+    dealt: list[list[str]] = [[] for _ in subs]
+    turn = 0
+    for url in dict.fromkeys(urls):
+        open_ = [n for n in range(len(subs)) if len(dealt[n]) < subs[n].budget.pages]
+        if not open_:
+            break
+        n = min(open_, key=lambda k: (k - turn) % len(subs))
+        dealt[n].append(url)
+        turn = n + 1
+    return [replace(sub, seeds=tuple(seeds)) for sub, seeds in zip(subs, dealt, strict=True)]

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 from pathlib import Path
 
-from fathom_ray.models import Fact, ResearchRequest, Usage
+from fathom_ray.models import Fact, ResearchRequest, SearchResult, Usage
 from fathom_ray.research.presets import Budget
 from fathom_ray.swarm.coordinator import Coordinator, ResearcherOutcome
-from fathom_ray.swarm.plan import SubGoal
+from fathom_ray.swarm.plan import SubGoal, with_seeds
 from fathom_ray.swarm.receipts import CheckKind, Verdict
 from fathom_ray.swarm.results import swarm_result, swarm_state
 from fathom_ray.swarm.task_ledger import RecordKind, TaskLedger, read
@@ -72,7 +73,13 @@ class Served:
 
 
 def coordinator(
-    tmp_path: Path, researchers: Researchers, satisfy: bool, served: Served | None = None
+    tmp_path: Path,
+    researchers: Researchers,
+    satisfy: bool,
+    served: Served | None = None,
+    *,
+    search: GoalSearch | None = None,
+    agents: int = 3,
 ) -> tuple[Coordinator, ScriptedJudge]:
     judge = ScriptedJudge()
     judge.configure(satisfy=satisfy, questions=[GOAL, *PARTS])
@@ -84,9 +91,10 @@ def coordinator(
         researchers=researchers,
         pages=served or Served(),
         ledger=ledger,
-        agents=3,
+        agents=agents,
         budget=Budget(pages=30, time_s=600.0, tokens=90_000),
         checklist_size=10,
+        search=search,
     )
     return swarm, judge
 
@@ -186,3 +194,67 @@ def test_a_cancelled_swarm_reassigns_nothing_and_composes_what_it_has(tmp_path: 
     records = read(tmp_path, "swarm1")
     assert any(r.data.get("error") == "cancelled" for r in records)
     assert records[-1].data["stop_reason"] == "cancelled"
+
+
+def test_gap_filling_rounds_search_what_the_facts_so_far_name(tmp_path: Path) -> None:
+    researchers = Researchers(crash=set())
+    swarm, judge = coordinator(tmp_path, researchers, satisfy=False)
+    result = asyncio.run(swarm.run())
+    assert result.rounds == 3
+    second = [s for s in researchers.calls if s.agent.startswith("r2-")]
+    # the judge's multi-hop step over every researcher's facts: its search is the round's sub-goal
+    assert [s.goal for s in second] == judge.queries
+    assert len({s.item_ids for s in second}) == 1  # every hop for the items the first round left open
+    assert second[0].item_ids
+    third = [s for s in researchers.calls if s.agent.startswith("r3-")]
+    # that search was tried: the next round goes back to the open items' own questions
+    assert {s.goal for s in third} <= {GOAL, *PARTS}
+
+
+class GoalSearch:
+    """The goal's own results, best first, as a search engine would rank them."""
+
+    def __init__(self, urls: list[str]) -> None:
+        self.urls = urls
+        self.queries: list[str] = []
+
+    async def search(self, queries: Sequence[str], limit: int) -> list[SearchResult]:
+        self.queries += queries
+        found = [
+            SearchResult("", url, "", n, "test", queries[0]) for n, url in enumerate(self.urls[:limit], 1)
+        ]
+        return found[::-1]  # merged results come in any order: the rank says
+
+
+def test_a_first_round_with_no_researcher_on_the_goal_whole_reads_the_goals_own_results(
+    tmp_path: Path,
+) -> None:
+    urls = [f"http://docs.python.test/r{n}.html" for n in range(1, 6)]
+    search = GoalSearch(urls)
+    researchers = Researchers(crash=set())
+    swarm, _ = coordinator(tmp_path, researchers, satisfy=True, search=search, agents=2)
+    asyncio.run(swarm.run())
+    first = {s.agent: s for s in researchers.calls if s.agent.startswith("r1-")}
+    assert {a: s.item_ids for a, s in first.items()} == {
+        "r1-researcher-1": ("Q2",),
+        "r1-researcher-2": ("Q3",),
+    }
+    # one pass's pages, in the search engine's order, dealt out in turn
+    assert first["r1-researcher-1"].seeds == (urls[0], urls[2], urls[4])
+    assert first["r1-researcher-2"].seeds == (urls[1], urls[3])
+    assert search.queries == [GOAL]
+    search = GoalSearch(urls)
+    researchers = Researchers(crash=set())
+    swarm, _ = coordinator(tmp_path / "whole", researchers, satisfy=True, search=search, agents=3)
+    asyncio.run(swarm.run())
+    assert all(not s.seeds for s in researchers.calls)  # one researcher has the goal whole: it reads them
+    assert not search.queries
+
+
+def test_seeds_are_dealt_in_turn_within_each_budget() -> None:
+    subs = [
+        SubGoal("a", "A?", ("Q2",), Budget(1, 60.0, 100)),
+        SubGoal("b", "B?", ("Q3",), Budget(3, 60.0, 100)),
+    ]
+    dealt = with_seeds(subs, ["u1", "u2", "u3", "u2", "u4", "u5"])
+    assert [s.seeds for s in dealt] == [("u1",), ("u2", "u3", "u4")]
