@@ -76,18 +76,7 @@ class _Researchers:
         finally:
             service.running.pop(sub.agent, None)
         ray.kill(actor, no_restart=True)  # its state is in the stores; its memory goes back now
-        state = outcome.state
-        pages = {p.url: p.text for p in state.pages if p.text}
-        return ResearcherOutcome(
-            sub.agent,
-            tuple(state.fact_ledger.facts),
-            pages,
-            state.pages_fetched,
-            state.stop_reason,
-            reported=True,
-            usage=state.usage,
-            failures=state.failures,
-        )
+        return ResearcherOutcome.of(sub.agent, outcome.state, reported=True)
 
     async def _run_relaying(self, actor: Any, agent: str) -> SessionOutcome:
         """The researcher's run; meanwhile its events go on in the swarm's log with its agent id

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -170,46 +171,49 @@ async def one(web: OfflineWeb, question: dict[str, Any], depth: str, seed: int) 
     }
 
 
-async def main_async(args: argparse.Namespace) -> None:
-    path = SETS[args.set]
-    questions = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
-    if args.only:
-        questions = [q for q in questions if q["id"] in set(args.only.split(","))]
+@contextlib.asynccontextmanager
+async def offline_web() -> AsyncIterator[OfflineWeb]:
+    """The offline web served here, its search engine and the embedder, as one ``OfflineWeb``."""
     settings = load_settings()
     embedder = SentenceEmbedder()
     embedder.start()
-    rows = []
     with TestWeb() as testweb:
         network = NetworkMap.offline(testweb.port)
         async with open_searcher(settings_for(settings, network), network) as searcher:
             web = OfflineWeb(testweb.port, searcher, embedder)
             try:
-                for question in questions:
-                    row = await one(web, question, args.depth, args.seed)
-                    rows.append(row)
-                    mark = (
-                        "+"
-                        if row["fathom"] > row["single"]
-                        else "-"
-                        if row["fathom"] < row["single"]
-                        else " "
-                    )
-                    print(
-                        f"{mark} {row['id']} fathom {row['fathom']:.2f} single {row['single']:.2f}",
-                        flush=True,
-                    )
-                    if args.show:
-                        print(
-                            json.dumps(
-                                {
-                                    k: row[k]
-                                    for k in ("read", "one_pass", "evidence", "queries", "checklist", "stop")
-                                },
-                                indent=1,
-                            )
-                        )
+                yield web
             finally:
                 await web.close()
+
+
+def mark(ours: float, theirs: float) -> str:
+    """'+' where ours is higher, '-' where lower, ' ' where equal."""
+    return "+" if ours > theirs else "-" if ours < theirs else " "
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    path = SETS[args.set]
+    questions = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    if args.only:
+        questions = [q for q in questions if q["id"] in set(args.only.split(","))]
+    rows = []
+    async with offline_web() as web:
+        for question in questions:
+            row = await one(web, question, args.depth, args.seed)
+            rows.append(row)
+            print(
+                f"{mark(row['fathom'], row['single'])} {row['id']} fathom {row['fathom']:.2f} "
+                f"single {row['single']:.2f}",
+                flush=True,
+            )
+            if args.show:
+                print(
+                    json.dumps(
+                        {k: row[k] for k in ("read", "one_pass", "evidence", "queries", "checklist", "stop")},
+                        indent=1,
+                    )
+                )
     fathom = sum(r["fathom"] for r in rows) / len(rows)
     single = sum(r["single"] for r in rows) / len(rows)
     lines = sum(bool(r["answer_line"]) for r in rows) / len(rows)

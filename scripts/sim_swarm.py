@@ -20,10 +20,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from sim_research import SETS, Memory, OfflineWeb
+from sim_research import SETS, Memory, OfflineWeb, mark, offline_web
 
-from fathom_ray.adapters.search_backends import open_searcher
-from fathom_ray.adapters.sentence_embedder import SentenceEmbedder
 from fathom_ray.judges.evidence.decompose import decompose
 from fathom_ray.judges.evidence.judge import EvidenceJudge
 from fathom_ray.models import ResearchRequest
@@ -34,8 +32,6 @@ from fathom_ray.settings import Settings, load_settings
 from fathom_ray.swarm.coordinator import Coordinator, ResearcherOutcome
 from fathom_ray.swarm.plan import SubGoal
 from fathom_ray.swarm.task_ledger import TaskLedger
-from fathom_ray.testweb.server import TestWeb
-from fathom_ray.web.network import NetworkMap, settings_for
 from tests.fakes import FakeFrontier
 
 
@@ -62,17 +58,7 @@ class Sessions:
             max_pages=max(1, sub.budget.pages),
             seeds=sub.seeds,
         )
-        state = await self.run(sub.agent, request)
-        pages = {p.url: p.text for p in state.pages if p.text}
-        return ResearcherOutcome(
-            sub.agent,
-            tuple(state.fact_ledger.facts),
-            pages,
-            state.pages_fetched,
-            state.stop_reason,
-            usage=state.usage,
-            failures=state.failures,
-        )
+        return ResearcherOutcome.of(sub.agent, await self.run(sub.agent, request))
 
 
 async def one(
@@ -115,33 +101,18 @@ async def main_async(args: argparse.Namespace) -> None:
         if line.strip() and len(decompose(json.loads(line)["question"], 10)) > 1
     ]
     settings = load_settings()
-    embedder = SentenceEmbedder()
-    embedder.start()
     rows = []
-    with TestWeb() as testweb:
-        network = NetworkMap.offline(testweb.port)
-        async with open_searcher(settings_for(settings, network), network) as searcher:
-            web = OfflineWeb(testweb.port, searcher, embedder)
-            sessions = Sessions(web, settings, args.depth, args.seed)
-            try:
-                for question in questions:
-                    row = await one(sessions, question, args.depth, args.agents, settings)
-                    rows.append(row)
-                    mark = (
-                        "+"
-                        if row["swarm"] > row["session"]
-                        else "-"
-                        if row["swarm"] < row["session"]
-                        else " "
-                    )
-                    print(
-                        f"{mark} {row['id']} session {row['session']:.2f} swarm {row['swarm']:.2f} "
-                        f"pages {row['session_pages']}/{row['swarm_pages']} rounds {row['rounds']} "
-                        f"{' '.join(row['missed_by_swarm'])}",
-                        flush=True,
-                    )
-            finally:
-                await web.close()
+    async with offline_web() as web:
+        sessions = Sessions(web, settings, args.depth, args.seed)
+        for question in questions:
+            row = await one(sessions, question, args.depth, args.agents, settings)
+            rows.append(row)
+            print(
+                f"{mark(row['swarm'], row['session'])} {row['id']} session {row['session']:.2f} "
+                f"swarm {row['swarm']:.2f} pages {row['session_pages']}/{row['swarm_pages']} "
+                f"rounds {row['rounds']} {' '.join(row['missed_by_swarm'])}",
+                flush=True,
+            )
     session = sum(r["session"] for r in rows) / len(rows)
     swarm = sum(r["swarm"] for r in rows) / len(rows)
     wins = sum(r["swarm"] > r["session"] for r in rows)

@@ -30,6 +30,7 @@ from fathom_ray.research import checklist as checklists
 from fathom_ray.research.answer_sheet import Answer
 from fathom_ray.research.presets import Budget
 from fathom_ray.research.session_events import EventLog
+from fathom_ray.research.session_state import SessionState
 from fathom_ray.swarm.analyst import MergedFact
 from fathom_ray.swarm.beacons import at_end
 from fathom_ray.swarm.plan import FINDINGS_PER_AGENT, SubGoal, plan, plan_hops, split, with_seeds
@@ -52,6 +53,20 @@ class ResearcherOutcome:
     reported: bool = False  # it wrote its own completion (and beacons) to the ledger
     usage: Usage = field(default_factory=Usage)  # its judge calls
     failures: int = 0  # the pages it could not fetch
+
+    @classmethod
+    def of(cls, agent: str, state: SessionState, *, reported: bool = False) -> ResearcherOutcome:
+        """What a researcher's finished session found: its facts, the pages it stored with text."""
+        return cls(
+            agent,
+            tuple(state.fact_ledger.facts),
+            {p.url: p.text for p in state.pages if p.text},
+            state.pages_fetched,
+            state.stop_reason,
+            reported=reported,
+            usage=state.usage,
+            failures=state.failures,
+        )
 
 
 @dataclass(slots=True)
