@@ -52,7 +52,7 @@ class SessionFrontier:
     entries: dict[str, Entry] = field(default_factory=dict)
 
     def add(self, candidates: Iterable[Candidate]) -> list[Candidate]:
-        """Add new canonical URLs while the pool has room; returns what was added.
+        """Add new canonical URLs while the pool has room (a seed always); returns what was added.
 
         A pending URL proposed again (another query found it, another page links to it) is not
         added twice, but its ``support`` grows by what the new list's rank gives it.
@@ -69,8 +69,8 @@ class SessionFrontier:
                 if entry.state == PENDING:
                     entry.candidate = replace(entry.candidate, support=entry.candidate.support + vote)
                 continue
-            if len(self.entries) >= self.url_pool:
-                continue
+            if len(self.entries) >= self.url_pool and candidate.origin is not CandidateOrigin.SEED:
+                continue  # the user's seeds (as many as the page budget) are never turned away
             entry = Entry(replace(candidate, url=url, support=vote))
             self.entries[url] = entry
             added.append(entry.candidate)

@@ -161,6 +161,7 @@ class ResearchSession:
 
     # -- set-up -------------------------------------------------------------------------------------
     async def _set_up(self) -> bool:
+        await self._add_seeds()  # before anything a search or memory brings: seeds are read first
         # The goal is searched while the judge decomposes it: the first event comes at once.
         goal_search = asyncio.ensure_future(self._search([self._goal]))
         try:
@@ -176,7 +177,6 @@ class ResearchSession:
         self.state.checklist = made
         self.events.emit(EventType.DECOMPOSE, {"questions": [i.question for i in self.state.checklist]})
         await self._suggest_from_memory(limit=self._preset.batch_size * 2)
-        await self._add_seeds()
         await self._search([i.question for i in self.state.checklist])
         await self._discover()  # the judge's queries too (short ones of each part's subject): they lead
         if self._search_error is not None and not await self._services.frontier.pending(

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fathom_ray.models import Candidate, CandidateOrigin
-from fathom_ray.research.frontier import rank_and_sample
+from fathom_ray.research.frontier import SessionFrontier, rank_and_sample
 from fathom_ray.research.ranking import rrf_fuse, rrf_fuse_scores, tied_ranks
 
 
@@ -113,3 +113,16 @@ def test_leads_come_first_and_leave_a_slot_for_the_ranking() -> None:
         first=leads,
     )
     assert [c.url for c in batch] == [pool[7].url, pool[8].url, pool[0].url]
+
+
+def test_a_full_pool_turns_away_a_found_url_but_never_a_seed() -> None:
+    pool = SessionFrontier(url_pool=2)
+    pool.add([Candidate(f"http://a.test/{n}", CandidateOrigin.SEARCH, rank=n) for n in range(1, 4)])
+    assert len(pool.entries) == 2
+    added = pool.add(
+        [
+            Candidate("http://b.test/found", CandidateOrigin.SEARCH, rank=1),
+            Candidate("http://b.test/seed", CandidateOrigin.SEED, rank=1),
+        ]
+    )
+    assert [c.url for c in added] == ["http://b.test/seed"]

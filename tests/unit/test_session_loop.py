@@ -23,6 +23,7 @@ from fathom_ray.models import (
     ResearchRequest,
     SearchResult,
 )
+from fathom_ray.research.frontier import SessionFrontier
 from fathom_ray.research.session_events import EventLog
 from fathom_ray.research.session_loop import ResearchSession, Services
 from fathom_ray.research.session_state import SessionState
@@ -239,6 +240,19 @@ def test_seeds_then_the_goals_results_fill_the_first_batch() -> None:
     request = ResearchRequest(GOAL, depth="focused", max_pages=3, seeds=(page_url("seed"),))
     run(web, request)
     assert web.fetched == [page_url("seed"), page_url("g"), page_url("h")]
+
+
+def test_a_seed_is_read_though_the_goals_results_and_memory_fill_the_pool() -> None:
+    # glance's pool holds 10 URLs: the goal's search and remembered pages once filled it before the
+    # seed came, and the seed was dropped without a word
+    found = [page_url(f"found{n}") for n in range(12)]
+    web = FakeWeb(results=found, suggestions=[page_url("remembered"), page_url("again")])
+    request = ResearchRequest(GOAL, depth="glance", seeds=("http://169.254.169.254/latest/meta-data/",))
+    loop, frontier = make_loop(web, request)
+    frontier.pool = SessionFrontier(request.preset.url_pool)  # as the frontier actor opens it
+    asyncio.run(loop.run())
+    assert web.fetched[0] == "http://169.254.169.254/latest/meta-data/"
+    assert len(frontier.pool.entries) == frontier.pool.url_pool  # the cap holds for the rest
 
 
 def test_divergence_injects_remembered_sources_from_round_two() -> None:
