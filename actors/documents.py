@@ -12,7 +12,7 @@ from typing import Any
 import ray
 
 from actors.actor_class import actor_class
-from actors.session import Remote
+from actors.directory import Remote
 from fathom_ray.adapters.document_stores import DocumentStoreImpl, open_document_store
 from fathom_ray.documents.models import AddOutcome, Chunk, Document, DocumentHit
 from fathom_ray.documents.service import Documents

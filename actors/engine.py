@@ -14,13 +14,14 @@ from ray.exceptions import RayError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from actors.browser_pool import browser_pool_actor
+from actors.directory import OPTIONAL_PARTS, ActorDirectory, Handles
 from actors.documents import document_store_actor
 from actors.embedder import embedder_actor
 from actors.extractor_pool import extractor_pool_actor
 from actors.frontier import frontier_actor
 from actors.judge import judge_actor
 from actors.ray_errors import failure_reason
-from actors.session import OPTIONAL_PARTS, ActorDirectory, Handles, SessionService, session_actor
+from actors.session import SessionService, session_actor
 from actors.source_memory import source_memory_actor
 from actors.task_ledger import task_ledger_actor
 from fathom_ray.errors import FathomError

@@ -18,11 +18,11 @@ from typing import Any
 import ray
 from ray.exceptions import RayError
 
+from actors.directory import Remote
 from actors.documents import document_store_actor
 from actors.embedder import embedder_actor
 from actors.engine import STARTUP_TIMEOUT_S, resolve_judge, wants_gpu
 from actors.ray_errors import failure_reason
-from actors.session import Remote
 from fathom_ray.documents.ingest import Progress, add_file
 from fathom_ray.documents.models import AddOutcome, Chunk, Document
 from fathom_ray.documents.reading import files_under

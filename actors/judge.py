@@ -61,7 +61,7 @@ class JudgeService:
         if self._shared_embedder is not None and self._settings.backend == "evidence":
             # the engine's Embedder actor, not a second copy of the model in this process: one load
             # at start-up (its cache shared with source memory), the same vectors
-            from actors.session import Remote  # noqa: PLC0415 (only the evidence judge uses it)
+            from actors.directory import Remote  # noqa: PLC0415 (only the evidence judge uses it)
 
             name, namespace = self._shared_embedder
             embedder = Remote(ray.get_actor(name, namespace))  # it loads its model at the engine's start

@@ -15,7 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from actors.actor_class import actor_class
-from actors.session import ActorDirectory, SessionService
+from actors.directory import ActorDirectory
+from actors.session import SessionService
 from fathom_ray.models import Event, ResearchRequest
 from fathom_ray.research.session_state import SessionOutcome
 from fathom_ray.settings import Settings

@@ -6,17 +6,19 @@ are idempotent: a merge, a check against pages fetched once more)."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ray.exceptions import RayError
 
 from actors.actor_class import actor_class
-from actors.session import ActorDirectory, Remote
+from actors.directory import ActorDirectory, Remote
 from fathom_ray.models import Fact, FetchResult
-from fathom_ray.swarm.analyst import MergedFact
-from fathom_ray.swarm.receipts import Receipt
-from fathom_ray.swarm.roles import Analyst, Verifier
+from fathom_ray.swarm.analyst import MergedFact, merge
 from fathom_ray.web.browser_fleet import BrowserFleet
+
+if TYPE_CHECKING:  # the verifier's work imports the fact ledger and the judges' answers: in its process only
+    from fathom_ray.swarm.receipts import Receipt
+    from fathom_ray.swarm.roles import Verifier
 
 
 class ServedPages:
@@ -42,11 +44,10 @@ class ServedPages:
 
 
 class AnalystService:
-    def __init__(self) -> None:
-        self._analyst = Analyst()
+    """The analyst's merge (``fathom_ray.swarm.roles.Analyst``); its process imports nothing more."""
 
     async def merge(self, ledgers: Sequence[tuple[str, Sequence[Fact]]]) -> list[MergedFact]:
-        return await self._analyst.merge(ledgers)
+        return merge(ledgers)
 
 
 class VerifierService:
@@ -58,6 +59,8 @@ class VerifierService:
 
     def _ready(self) -> Verifier:
         if self._verifier is None:
+            from fathom_ray.swarm.roles import Verifier  # noqa: PLC0415 (the verifier's process only)
+
             handles = self._parts.resolve()
             self._verifier = Verifier(ServedPages(self._parts.browsers(), handles.browser, handles.extractor))
         return self._verifier

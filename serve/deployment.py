@@ -11,8 +11,8 @@ from typing import Any
 from ray import serve
 from ray.serve import Application
 
+from actors.directory import Remote, RemoteJudge
 from actors.engine import Engine, start_engine
-from actors.session import Remote, RemoteJudge
 from fathom_ray.documents.conversations import Conversations
 from fathom_ray.settings import load_settings
 from fathom_ray.web.network import NetworkMap

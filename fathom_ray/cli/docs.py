@@ -74,7 +74,7 @@ def document_parts(settings: Settings, judge: bool = False) -> Iterator[Document
     folder (it owns the store), else the store opened in this process."""
     found = read_engine(settings.data_dir)
     if found is not None:
-        from actors.session import Remote, RemoteJudge  # noqa: PLC0415 (Ray only when attaching)
+        from actors.directory import Remote, RemoteJudge  # noqa: PLC0415 (Ray only when attaching)
         from fathom_ray.cli.attach import attached_engine  # noqa: PLC0415
 
         with attached_engine(found, settings, _notice) as engine:

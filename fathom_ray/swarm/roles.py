@@ -18,12 +18,15 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from fathom_ray.models import Fact
-from fathom_ray.ports import PageCalls
 from fathom_ray.research.fact_ledger import evidence_in
 from fathom_ray.swarm.analyst import MergedFact, merge
 from fathom_ray.swarm.receipts import CheckKind, Receipt, check
+
+if TYPE_CHECKING:  # the ports module imports the judges' answers and numpy: not for the roles' processes
+    from fathom_ray.ports import PageCalls
 
 SERVED_AT_ONCE = 4  # the verifier's fetches of pages as served now, in flight together
 

@@ -10,10 +10,12 @@ one pool's loss always was.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from fathom_ray.models import FetchResult, FetchStatus, Preview
-from fathom_ray.ports import Browser
+
+if TYPE_CHECKING:  # the ports module imports the judges' answers and numpy: not for a light process
+    from fathom_ray.ports import Browser
 
 T = TypeVar("T")
 

@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 import ray
 
+from actors.directory import OPTIONAL_PARTS
 from actors.engine import Engine, run_session, run_session_here, start_engine
-from actors.session import OPTIONAL_PARTS, SessionService
+from actors.session import SessionService
 from fathom_ray.errors import SessionError
 from fathom_ray.models import Event, EventType, ResearchRequest
 from fathom_ray.research.fact_ledger import evidence_in

@@ -11,7 +11,7 @@ import ray
 import yaml
 from ray import serve
 
-from actors.session import ENGINE_PARTS
+from actors.directory import ENGINE_PARTS
 from serve.deployment import ACTOR_PREFIX, app_builder, shutdown
 from tests.net import free_port, wait_until_healthy
 

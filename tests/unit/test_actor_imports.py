@@ -22,3 +22,16 @@ def test_the_actor_modules_load_no_store_client_reader_or_model() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
     assert out.stdout.strip() == ""
+
+
+def test_the_swarms_analyst_and_verifier_processes_load_no_research_loop() -> None:
+    # each swarm starts an analyst and a verifier: importing the session loop, the judges' answers
+    # (pydantic, jsonschema) and numpy there was about a quarter of a second of CPU each
+    code = (
+        "import sys, actors.swarm_roles, actors.directory\n"
+        "heavy = ('actors.session', 'fathom_ray.research.session_loop', 'fathom_ray.judges.llm.answers',"
+        " 'fathom_ray.ports', 'numpy')\n"
+        "print(','.join(m for m in heavy if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == ""
