@@ -20,9 +20,8 @@ import ray
 from ray.exceptions import RayActorError, RayError
 
 from actors.actor_class import actor_class
-from actors.directory import ActorDirectory, Remote, RemoteJudge
+from actors.directory import ActorDirectory, Remote, RemoteJudge, WebSearch
 from actors.researcher import researcher_actor
-from actors.session import WebSearch
 from actors.swarm_roles import role_actors
 from fathom_ray.adapters.search_backends import open_searcher
 from fathom_ray.models import Event, EventType, JsonValue, ResearchRequest

@@ -13,9 +13,13 @@ import ray
 from ray.exceptions import RayError
 
 from fathom_ray.web.browser_fleet import BrowserFleet, PoolLost
+from fathom_ray.web.search import search_all
 
 if TYPE_CHECKING:
-    from fathom_ray.models import FetchResult, Preview
+    from collections.abc import Sequence
+
+    from fathom_ray.models import FetchResult, Preview, SearchResult
+    from fathom_ray.ports import Searcher
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,3 +130,13 @@ class RemoteJudge(Remote):
                 return Judged(name, None, JudgeFailure("backend_error", f"judge lost: {type(e).__name__}", 1))
 
         return call
+
+
+class WebSearch:
+    """A searcher as the loops' ``SearchCalls``: several queries, their results merged."""
+
+    def __init__(self, searcher: Searcher) -> None:
+        self._searcher = searcher
+
+    async def search(self, queries: Sequence[str], limit: int) -> list[SearchResult]:
+        return await search_all(self._searcher, queries, limit)

@@ -12,15 +12,17 @@ dead swarm runs on after it.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from actors.actor_class import actor_class
 from actors.directory import ActorDirectory
-from actors.session import SessionService
 from fathom_ray.models import Event, ResearchRequest
-from fathom_ray.research.session_state import SessionOutcome
 from fathom_ray.settings import Settings
 from fathom_ray.web.network import NetworkMap
+
+if TYPE_CHECKING:  # the coordinator creates researchers: the session loop is the researcher's to import
+    from actors.session import SessionService
+    from fathom_ray.research.session_state import SessionOutcome
 
 
 class ResearcherService:
@@ -37,6 +39,8 @@ class ResearcherService:
 
     async def research(self, session_id: str, request: ResearchRequest, agent: str) -> SessionOutcome:
         """The sub-goal's session, run here to its end: it writes the agent's ledger records."""
+        from actors.session import SessionService  # noqa: PLC0415 (this process's, not its creator's)
+
         service = SessionService(
             self._settings, session_id, request, self._parts, self._network, (self._swarm_id, agent)
         )

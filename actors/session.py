@@ -12,14 +12,13 @@ import asyncio
 import logging
 import time
 import zlib
-from collections.abc import Sequence
 from typing import Any
 
 from ray.exceptions import RayError, TaskCancelledError
 
 from actors.actor_class import actor_class
 from actors.detached import detached
-from actors.directory import ActorDirectory, Handles, Remote, RemoteJudge
+from actors.directory import ActorDirectory, Handles, Remote, RemoteJudge, WebSearch
 from actors.metrics import SessionMetrics
 from actors.ray_errors import failure_reason
 from actors.task_ledger import AgentReports
@@ -30,7 +29,6 @@ from fathom_ray.models import (
     ExtractedPage,
     FetchResult,
     ResearchRequest,
-    SearchResult,
 )
 from fathom_ray.ports import Searcher
 from fathom_ray.research.session_events import EventLog
@@ -39,7 +37,6 @@ from fathom_ray.research.session_state import CANCELLED, FAILED, SessionOutcome,
 from fathom_ray.research.single_pass import single_pass
 from fathom_ray.settings import Settings
 from fathom_ray.web.network import NetworkMap
-from fathom_ray.web.search import search_all
 
 logger = logging.getLogger(__name__)
 
@@ -51,16 +48,6 @@ class _Extractor(Remote):
         except RayError as e:
             logger.warning("extractor lost on %s: %s", result.url, e)
             return ExtractedPage(result.url, "", "", method="extractor-lost")
-
-
-class WebSearch:
-    """A searcher as the loops' ``SearchCalls``: several queries, their results merged."""
-
-    def __init__(self, searcher: Searcher) -> None:
-        self._searcher = searcher
-
-    async def search(self, queries: Sequence[str], limit: int) -> list[SearchResult]:
-        return await search_all(self._searcher, queries, limit)
 
 
 class SessionService:

@@ -6,11 +6,14 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from fathom_ray.errors import InvalidURLError, SearchError
 from fathom_ray.models import SearchResult
-from fathom_ray.ports import Searcher
 from fathom_ray.web.urls import canonicalize
+
+if TYPE_CHECKING:  # the ports import the judges' answers and numpy: not for a light process
+    from fathom_ray.ports import Searcher
 
 logger = logging.getLogger(__name__)
 
