@@ -19,4 +19,4 @@ def actor_class(cls: type) -> Any:
     a call that Ray cancels before it reaches the actor (Serve cancels a request when its client
     hangs up, with the calls that request made) leaves a gap: the actor then held that caller's
     next calls for 30 s and failed them all (the source memory, after a page reload in the UI)."""
-    return ray.remote(allow_out_of_order_execution=True)(cls)
+    return ray.remote(allow_out_of_order_execution=True)(cls)  # type: ignore[call-overload]  # (missing in Ray's stubs)
