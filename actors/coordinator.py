@@ -1,10 +1,12 @@
-"""The Coordinator actor: a swarm's coordinator loop, its researchers as Session actors it owns.
+"""The Coordinator actor: a swarm's coordinator loop, its researchers as Researcher actors it owns.
 
-Each researcher is a Session actor on the shared engine (its judge calls batch with the others',
-its frontier shares politeness and memory), created by this actor and so owned by it: when the
-coordinator ends, is cancelled or is killed, Ray ends its researchers too. A researcher that does
-not answer within ``swarm.ready_s`` is killed and recorded; one that crashes is recorded and its
-sub-goal given once more (the loop in ``fathom_ray.swarm.coordinator``).
+Each researcher is a Researcher actor (actors/researcher.py), made once and handed sub-goals one
+after another, each run there as a session on the shared engine (its judge calls batch with the
+others', its frontier shares politeness and memory). Created by this actor and so owned by it:
+when the coordinator ends, is cancelled or is killed, Ray ends its researchers too. A new
+researcher that does not answer within ``swarm.ready_s`` is killed and recorded; one that crashes
+is recorded, never used again, and its sub-goal given once more (the loop in
+``fathom_ray.swarm.coordinator``).
 """
 
 from __future__ import annotations
@@ -15,11 +17,11 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import ray
-from ray.exceptions import RayError
+from ray.exceptions import RayActorError, RayError
 
 from actors.actor_class import actor_class
 from actors.directory import ActorDirectory, Remote, RemoteJudge, WebSearch
-from actors.session import session_actor
+from actors.researcher import researcher_actor
 from actors.swarm_roles import role_actors
 from fathom_ray.adapters.search_backends import open_searcher
 from fathom_ray.models import Event, EventType, JsonValue, ResearchRequest
@@ -41,8 +43,25 @@ RELAY_S = 0.5  # how often a researcher's new events are relayed to the swarm's 
 
 
 class _Researchers:
+    """The swarm's researchers: Researcher actors made once each (at most one per agent at a time)
+    and handed sub-goals one after another; one that crashed or was killed is let go and replaced."""
+
     def __init__(self, service: CoordinatorService) -> None:
         self._service = service
+        self._idle: list[Any] = []  # researchers between sub-goals
+        self.made: list[Any] = []  # every researcher this swarm made, to end with it
+
+    def _researcher(self) -> tuple[Any, bool]:
+        """An idle researcher, or a new one (True: not yet known to be ready)."""
+        if self._idle:
+            return self._idle.pop(0), False
+        service = self._service
+        name = f"{service.swarm_id}-researcher-{len(self.made) + 1}"
+        actor = researcher_actor(name, scheduling_strategy="SPREAD").remote(  # as the engine's sessions
+            service.settings, service.swarm_id, service.parts, service.network
+        )
+        self.made.append(actor)
+        return actor, True
 
     async def research(self, sub: SubGoal) -> ResearcherOutcome:
         service = self._service
@@ -57,39 +76,47 @@ class _Researchers:
             seeds=sub.seeds,
         )
         session_id = f"{service.swarm_id}-{sub.agent}"
-        actor = session_actor(session_id, scheduling_strategy="SPREAD").remote(  # as the engine's sessions
-            service.settings,
-            session_id,
-            request,
-            service.parts,
-            service.network,
-            (service.swarm_id, sub.agent),
-        )
+        actor, fresh = self._researcher()
         service.running[sub.agent] = actor
         try:
-            ready_s = service.settings.swarm.ready_s
-            try:  # ready: it answers a call at all
-                await asyncio.wait_for(actor.events_since.remote(0), ready_s)
-            except TimeoutError:
-                ray.kill(actor, no_restart=True)
-                raise TimeoutError(f"{sub.agent} not ready within {ready_s:g} s") from None
-            outcome = await self._run_relaying(actor, sub.agent)
+            if fresh:
+                await self._ready(actor, sub.agent)
+            outcome = await self._run_relaying(actor, session_id, request, sub.agent)
+        except RayActorError:
+            ray.kill(actor, no_restart=True)  # lost or killed: never handed another sub-goal
+            raise
+        except TimeoutError:
+            raise  # not ready: killed already
+        except Exception:
+            self._idle.append(actor)  # its session failed, not the researcher: it may take another
+            raise
         finally:
             service.running.pop(sub.agent, None)
-        ray.kill(actor, no_restart=True)  # its state is in the stores; its memory goes back now
+        self._idle.append(actor)  # its session is in the stores; the next sub-goal may come
         return ResearcherOutcome.of(sub.agent, outcome.state, reported=True)
 
-    async def _run_relaying(self, actor: Any, agent: str) -> SessionOutcome:
+    async def _ready(self, actor: Any, agent: str) -> None:
+        """A new researcher answers within ``swarm.ready_s``, or is killed (``TimeoutError``)."""
+        ready_s = self._service.settings.swarm.ready_s
+        try:
+            await asyncio.wait_for(actor.ready.remote(), ready_s)
+        except TimeoutError:
+            ray.kill(actor, no_restart=True)
+            raise TimeoutError(f"{agent} not ready within {ready_s:g} s") from None
+
+    async def _run_relaying(
+        self, actor: Any, session_id: str, request: ResearchRequest, agent: str
+    ) -> SessionOutcome:
         """The researcher's run; meanwhile its events go on in the swarm's log with its agent id
         (its ``complete`` or ``error`` is not the swarm's: the agent event says how it ended)."""
-        run = asyncio.ensure_future(_outcome(actor))
+        run = asyncio.ensure_future(_outcome(actor.research.remote(session_id, request, agent)))
         seen = 0
         while True:
             await asyncio.wait({run}, timeout=RELAY_S)
             try:
-                events: list[Event] = await actor.events_since.remote(seen)
+                events: list[Event] = await actor.events_since.remote(session_id, seen)
             except RayError:
-                events = []  # restarting or gone: its run says what happened
+                events = []  # gone: its run says what happened
             for event in events:
                 seen = event.seq
                 if not event.type.is_terminal:
@@ -97,9 +124,14 @@ class _Researchers:
             if run.done():
                 return run.result()
 
+    def end(self) -> None:
+        """End every researcher this swarm made (they end with the coordinator anyway)."""
+        for actor in self.made:
+            ray.kill(actor, no_restart=True)
 
-async def _outcome(actor: Any) -> SessionOutcome:
-    outcome: SessionOutcome = await actor.run.remote()
+
+async def _outcome(call: Any) -> SessionOutcome:
+    outcome: SessionOutcome = await call
     return outcome
 
 
@@ -153,11 +185,12 @@ class CoordinatorService:
         ledger = _RemoteLedger(handles.ledger, self.swarm_id)
         await handles.ledger.watch.remote(self.swarm_id, ray.get_runtime_context().current_actor)
         analyst, verifier = role_actors(self.swarm_id, self.parts)  # owned here: they end with the swarm
+        researchers = _Researchers(self)
         self._swarm = swarm = Coordinator(
             self.swarm_id,
             self.request.goal,
             judge=RemoteJudge(handles.judge),
-            researchers=_Researchers(self),
+            researchers=researchers,
             ledger=ledger,
             agents=self.agents,
             budget=self.request.budget,
@@ -182,7 +215,8 @@ class CoordinatorService:
             self.events.emit_error(state.stop_reason)
             await memory.checkpoint(state, self.events.take_unsaved())
             raise
-        finally:  # the analyst and the verifier are done with the swarm's run
+        finally:  # the researchers, the analyst and the verifier are done with the swarm's run
+            researchers.end()
             for role in (analyst, verifier):
                 ray.kill(role, no_restart=True)
         elapsed = time.monotonic() - started

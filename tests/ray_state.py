@@ -18,6 +18,13 @@ def alive(prefix: str) -> list[str]:
     return [str(a.name) for a in actors if (a.name or "").startswith(prefix)]
 
 
+def ever(prefix: str) -> list[str]:
+    """The names of the actors, alive or dead, whose name starts with ``prefix``."""
+    address = ray.get_runtime_context().gcs_address
+    actors = list_actors(address=address, limit=10_000)
+    return sorted({str(a.name) for a in actors if (a.name or "").startswith(prefix)})
+
+
 def finished_tasks(name: str, at_least: int, timeout_s: float = 30.0) -> int:
     """How many tasks named ``name`` Ray's state API reports finished, waiting (it hears of them a
     moment late) until there are ``at_least`` or ``timeout_s`` has passed."""

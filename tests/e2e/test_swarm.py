@@ -1,5 +1,6 @@
 """Swarm mode on a real engine with the scripted judge: the coordinator actor, its researchers as
-Session actors it owns, the ledger, and what killing the coordinator leaves behind (nothing)."""
+Researcher actors it owns (each handed sub-goals one after another), the ledger, and what killing
+the coordinator leaves behind (nothing)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,7 @@ from fathom_ray.models import ResearchRequest
 from fathom_ray.settings import Settings, SwarmSettings
 from fathom_ray.swarm.receipts import CheckKind, Verdict
 from fathom_ray.swarm.task_ledger import RecordKind, read
-from tests.ray_state import alive
+from tests.ray_state import alive, ever
 
 pytestmark = [pytest.mark.e2e]
 GOAL = "Which Python version introduced assignment expressions, and who wrote the PEP?"
@@ -73,6 +74,10 @@ def test_a_swarm_runs_its_researchers_and_writes_its_ledger(scripted_engine: tup
     wait_until(lambda: not alive(swarm_id), 30, 0.2)
     assert not alive(swarm_id)  # the researchers, analyst and verifier ended with their coordinator
     assert report.research.status == "complete"
+    # two researchers, made once and handed every sub-goal of every round: no process per sub-goal
+    assert ever(f"{swarm_id}-researcher-") == [f"{swarm_id}-researcher-1", f"{swarm_id}-researcher-2"]
+    assert result.rounds > 1
+    assert len(result.agents) > 2
     assert report.research.usage.calls > 0  # the researchers' and the coordinator's judge calls
     assert json.loads(report.files["result.json"])["usage"]["llm_calls"] == report.research.usage.calls
     assert_bundle(report.files, report.pdf, engine.settings.data_dir / "bundles" / swarm_id)
@@ -151,7 +156,7 @@ def test_killing_one_researcher_reassigns_its_sub_goal_and_the_bundle_still_ship
     request = ResearchRequest(GOAL, depth="focused", max_pages=8)
     swarm_id, coordinator, settings = started(scripted_engine, request, SwarmSettings(replan_rounds=0))
     done = coordinator.run.remote()
-    victim = f"{swarm_id}-r1-researcher-1"
+    victim = f"{swarm_id}-researcher-1"  # the researcher its first sub-goal went to
     wait_until(lambda: victim in alive(victim), 120, 0.1)
     assert victim in alive(victim)
     ray.kill(ray.get_actor(victim), no_restart=True)
