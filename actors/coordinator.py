@@ -75,7 +75,7 @@ class _Researchers:
             owner=service.request.owner,  # a swarm's researchers are its owner's
             seeds=sub.seeds,
         )
-        session_id = f"{service.swarm_id}-{sub.agent}"
+        session_id = service.session_of(sub.agent)
         actor, fresh = self._researcher()
         service.running[sub.agent] = actor
         try:
@@ -242,7 +242,11 @@ class CoordinatorService:
         self.events.emit(EventType.AGENT, {"agent": record.agent, "status": "attention", **data})
         actor = self.running.get(record.agent)
         if record.data.get("beacon") == Beacon.BLOCKED.value and actor is not None:
-            actor.cancel.remote()
+            actor.cancel.remote(self.session_of(record.agent))
+
+    def session_of(self, agent: str) -> str:
+        """The id of the session ``agent``'s sub-goal runs as (its records and its events)."""
+        return f"{self.swarm_id}-{agent}"
 
     async def events_since(self, seq: int) -> list[Event]:
         return self.events.since(seq)
@@ -269,8 +273,8 @@ class CoordinatorService:
         self._cancel_requested = True
         if self._swarm is not None:
             self._swarm.cancel()
-        for actor in list(self.running.values()):
-            actor.cancel.remote()
+        for agent, actor in list(self.running.items()):
+            actor.cancel.remote(self.session_of(agent))
         deadline = time.monotonic() + self.settings.swarm.cancel_grace_s
         while self.running and time.monotonic() < deadline:
             await asyncio.sleep(0.2)

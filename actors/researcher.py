@@ -32,6 +32,7 @@ class ResearcherService:
         self._settings, self._swarm_id = settings, swarm_id
         self._parts, self._network = parts, network
         self._current: tuple[str, SessionService] | None = None
+        self._cancelled: set[str] = set()  # sub-goals cancelled, perhaps before they started here
 
     async def ready(self) -> bool:
         """Answers once the actor runs (the coordinator's readiness check)."""
@@ -45,6 +46,8 @@ class ResearcherService:
             self._settings, session_id, request, self._parts, self._network, (self._swarm_id, agent)
         )
         self._current = (session_id, service)
+        if session_id in self._cancelled:  # the swarm was cancelled while this call was on its way
+            await service.cancel()
         return await service.run()
 
     async def events_since(self, session_id: str, seq: int) -> list[Event]:
@@ -53,9 +56,12 @@ class ResearcherService:
             return []
         return await self._current[1].events_since(seq)
 
-    async def cancel(self) -> None:
-        """Stop the current sub-goal's session; it hands back what it found."""
-        if self._current is not None:
+    async def cancel(self, session_id: str) -> None:
+        """Stop the sub-goal ``session_id``'s session, now or as soon as it starts here (the cancel
+        may come first: a new researcher is alive, and cancellable, before it is handed its
+        sub-goal); it hands back what it found."""
+        self._cancelled.add(session_id)
+        if self._current is not None and self._current[0] == session_id:
             await self._current[1].cancel()
 
 

@@ -248,6 +248,9 @@ def test_delete_cancels_a_swarm_and_leaves_no_agent_through_serve(api_url: str) 
             time.sleep(0.5)
         assert not alive(swarm_id)
         assert client.get(f"/research/{swarm_id}/bundle").status_code == 200  # what it had still ships
+        # its researchers' sessions ended too (one cancelled before its sub-goal reached it included)
+        listed = {s["id"]: s["status"] for s in client.get("/research").json()}
+        assert not [i for i, status in listed.items() if i.startswith(f"{swarm_id}-") and status == "running"]
 
 
 def test_the_page_through_serve_live_reload_stop_and_permalink_after_a_restart(
