@@ -219,6 +219,7 @@ class CoordinatorService:
             researchers.end()
             for role in (analyst, verifier):
                 ray.kill(role, no_restart=True)
+            handles.frontier.drop_group.remote(self.swarm_id)  # its researchers' claims on pages
         elapsed = time.monotonic() - started
         research = swarm_result(result, self.request.depth, self.judge_label, elapsed)
         page = report_page(result)

@@ -16,6 +16,7 @@ from fathom_ray.adapters.graph_stores import open_graph_store
 from fathom_ray.models import Candidate
 from fathom_ray.ports import GraphStore
 from fathom_ray.research.frontier import EntryState, SessionFrontier
+from fathom_ray.research.shared_reads import SharedReads
 from fathom_ray.settings import Settings
 from fathom_ray.web.politeness import Politeness
 
@@ -26,14 +27,17 @@ class FrontierService:
         self._store: GraphStore | None = None
         self._pools: dict[str, SessionFrontier] = {}
         self._politeness = Politeness(settings.fetch.min_host_delay_s)
+        self._shared = SharedReads()  # a swarm's researchers read each page once between them
 
     def _graph(self) -> GraphStore:
         if self._store is None:
             self._store = open_graph_store(self._settings)
         return self._store
 
-    def open(self, session_id: str, url_pool: int) -> dict[str, int]:
-        """The session's pool, loaded from the store when it was saved before."""
+    def open(self, session_id: str, url_pool: int, group: str = "") -> dict[str, int]:
+        """The session's pool, loaded from the store when it was saved before; ``group`` (a swarm's
+        id) shares which pages are claimed with the group's other sessions."""
+        self._shared.join(session_id, group)
         if session_id not in self._pools:
             saved = self._graph().load_frontier(session_id)
             self._pools[session_id] = saved or SessionFrontier(url_pool)
@@ -51,7 +55,17 @@ class FrontierService:
         return len(self._pool(session_id).add(candidates))
 
     def pending(self, session_id: str) -> list[Candidate]:
-        return self._pool(session_id).pending()
+        """The session's candidates not yet read, less those another session of its group claimed."""
+        return self._shared.unclaimed(session_id, self._pool(session_id).pending())
+
+    def claim(self, session_id: str, urls: Sequence[str]) -> list[str]:
+        """Of ``urls`` (the session's next batch), those it may read: no other session of its group
+        claimed them first."""
+        return self._shared.claim(session_id, urls)
+
+    def drop_group(self, group: str) -> None:
+        """The group's swarm ended: let go of its claims."""
+        self._shared.drop(group)
 
     def known(self, session_id: str) -> list[str]:
         return self._pool(session_id).urls()
@@ -76,6 +90,7 @@ class FrontierService:
 
     def close(self, session_id: str) -> None:
         """Save the session's pool and let go of it (a later call for the session reloads it)."""
+        self._shared.leave(session_id)
         if session_id in self._pools:
             self.checkpoint(session_id)
             self._pools.pop(session_id, None)

@@ -105,7 +105,8 @@ class SessionService:
                 reports.observe(event)
 
         self._events = EventLog.resume(self._session_id, await memory.events(self._session_id), observe)
-        await Remote(self._handles.frontier).open(self._session_id, self._request.preset.url_pool)
+        group = self._swarm[0] if self._swarm is not None else ""  # a swarm's researchers share claims
+        await Remote(self._handles.frontier).open(self._session_id, self._request.preset.url_pool, group)
         try:
             async with open_searcher(self._settings, self._network) as searcher:
                 services = self._services(searcher)

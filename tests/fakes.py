@@ -80,6 +80,9 @@ class FakeFrontier:
     async def pending(self, session_id: str) -> list[Candidate]:
         return self.pool.pending()
 
+    async def claim(self, session_id: str, urls: Sequence[str]) -> list[str]:
+        return list(urls)
+
     async def known(self, session_id: str) -> list[str]:
         return self.pool.urls()
 

@@ -293,6 +293,7 @@ class ResearchSession:
             return False
         n = min(batch_size, self._pages_left())
         batch = self._owed_batch(pending, n) if settled else await self._rank(pending, n)
+        batch = await self._claim(batch)
         waiting = {c.url for c in pending} - {c.url for c in batch}
         self._owed = [u for u in self._one_pass() if u in waiting]
         self.events.emit(EventType.FETCHING, {"count": len(batch), "urls": [c.url for c in batch]})
@@ -401,6 +402,13 @@ class ResearchSession:
         seeds = (canonical_or_none(url) for url in self.state.request.seeds)
         urls = [*(u for u in seeds if u is not None), *self._rankings.get(self._goal, [])]
         return list(dict.fromkeys(urls))[: self.state.request.budget.pages]
+
+    async def _claim(self, batch: list[Candidate]) -> list[Candidate]:
+        """The batch less what another session of its group (a swarm's researchers) claimed first."""
+        if not batch:
+            return batch
+        granted = set(await self._services.frontier.claim(self.state.session_id, [c.url for c in batch]))
+        return [c for c in batch if c.url in granted]
 
     def _owed_batch(self, pending: Sequence[Candidate], n: int) -> list[Candidate]:
         """A settled session's batch: only the pages one pass would read that are still unread."""

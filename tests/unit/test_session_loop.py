@@ -27,6 +27,7 @@ from fathom_ray.research.frontier import SessionFrontier
 from fathom_ray.research.session_events import EventLog
 from fathom_ray.research.session_loop import ResearchSession, Services
 from fathom_ray.research.session_state import SessionState
+from fathom_ray.research.shared_reads import SharedReads
 from fathom_ray.settings import ResearchSettings
 from tests.fakes import FakeFrontier
 from tests.scripted_judge import ScriptedJudge
@@ -105,9 +106,13 @@ class FakeStore:
 
 
 def make_loop(
-    web: FakeWeb, request: ResearchRequest, divergence: float = 0.0, temperature: float = 0.0
+    web: FakeWeb,
+    request: ResearchRequest,
+    divergence: float = 0.0,
+    temperature: float = 0.0,
+    frontier: FakeFrontier | None = None,
 ) -> tuple[ResearchSession, FakeFrontier]:
-    frontier, store = FakeFrontier(), FakeStore()
+    frontier, store = frontier or FakeFrontier(), FakeStore()
 
     class Memory:
         domain_qualities = web.domain_qualities
@@ -312,3 +317,29 @@ def test_cancel_stops_the_work_in_flight_and_composes_what_there_is() -> None:
     assert state.status == "cancelled"
     assert state.stop_reason == "cancelled"
     assert loop.events.events[-1].type is EventType.COMPLETE
+
+
+class SwarmFrontier(FakeFrontier):
+    """The frontier as a swarm's researcher sees it: another researcher of its swarm ("s0") claims
+    some pages while this one ranks its batch (they are still pending when it looks)."""
+
+    def __init__(self, taken: Sequence[str]) -> None:
+        super().__init__()
+        self.shared = SharedReads()
+        for session_id in ("s0", "s1"):
+            self.shared.join(session_id, "w-swarm")
+        self.shared.claim("s0", taken)
+
+    async def claim(self, session_id: str, urls: Sequence[str]) -> list[str]:
+        return self.shared.claim(session_id, urls)
+
+
+def test_a_swarms_researcher_never_reads_a_page_another_of_its_researchers_claimed() -> None:
+    results = [page_url(n) for n in "ghijk"]
+    web = FakeWeb(results=results, by_query={GOAL: results})
+    frontier = SwarmFrontier(taken=[page_url("g"), page_url("i")])
+    loop, _ = make_loop(web, ResearchRequest(GOAL, depth="quick", max_pages=3), frontier=frontier)
+    state = asyncio.run(loop.run())
+    assert web.fetched  # it read on: the budget goes to pages no one of the swarm read
+    assert not {page_url("g"), page_url("i")} & set(web.fetched)
+    assert state.pages_fetched == len(web.fetched)
