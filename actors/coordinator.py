@@ -196,6 +196,7 @@ class CoordinatorService:
             budget=self.request.budget,
             checklist_size=self.request.preset.checklist_size,
             replan_rounds=self.settings.swarm.replan_rounds,
+            parallel=self.settings.swarm.parallel,
             events=self.events,
             analyst=Remote(analyst),
             verifier=Remote(verifier),

@@ -46,6 +46,7 @@ class SwarmSettings(Section):
     replan_rounds: int = Field(2, ge=0, le=5)  # gap-filling rounds after the first fan-out
     ready_s: float = Field(30.0, gt=0)  # a researcher that does not answer by then is killed
     cancel_grace_s: float = Field(15.0, ge=0)  # for a cancelled researcher to hand back its facts
+    parallel: int = Field(0, ge=0)  # researchers at work at once (0: all of a round; bench_swarm runs 1)
 
 
 class BrowserSettings(Section):

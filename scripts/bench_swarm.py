@@ -9,6 +9,14 @@ when set. The table gives evidence recall, quote recall, facts, pages and wall t
 and the swarm's ratio to the single session, and how busy the machine's cores were during each
 method's run (Linux's /proc/stat): a swarm is faster only where the single session leaves cores idle.
 
+The projection to more cores: the first ``--critical-path`` questions run once more as swarms whose
+researchers work one at a time (``FATHOM_SWARM__PARALLEL=1``), so each researcher's seconds are its
+own, not shared with the others'. A swarm's critical path is then its ledger's span less, in each
+round, every researcher's seconds but the longest's (what would overlap given a core each). On p
+cores a method's wall is projected as max(critical path, research CPU-seconds / p), the lower bound
+of Brent's law. A session is one chain of rounds, its fetches overlapping already: its critical path
+is taken as its wall on this machine.
+
     .venv/bin/python scripts/bench_swarm.py [--depth standard] [--agents 3] [--limit N]
 """
 
@@ -55,6 +63,12 @@ def main() -> None:
     parser.add_argument("--agents", type=int, default=3)
     parser.add_argument("--limit", type=int, default=None, help="only the first N multi-part questions")
     parser.add_argument("--out", type=Path, default=None, help="a folder to keep the runs (resumable)")
+    parser.add_argument(
+        "--critical-path",
+        type=int,
+        default=8,
+        help="questions run again as swarms with researchers one at a time, for the projection (0: none)",
+    )
     args = parser.parse_args()
     out = args.out or Path(tempfile.mkdtemp(prefix="fathom-bench-swarm-"))
     out.mkdir(parents=True, exist_ok=True)
@@ -103,6 +117,8 @@ def main() -> None:
     ):
         ratio = f"{figures['swarm'] / figures['fathom']:.2f}" if figures["fathom"] else "-"
         rows.append([label, f"{figures['fathom']:.1f}", f"{figures['swarm']:.1f}", ratio])
+    if args.critical_path:
+        rows += _projection(out, chosen[: args.critical_path], args, research)
     seed = os.environ.get("FATHOM_RESEARCH__SEED")
     body = "\n".join(
         [
@@ -144,6 +160,53 @@ def _recall_by_set(out: Path, chosen: list[tuple[str, str]]) -> list[list[str]]:
             ratio = f"{b / a:.2f}" if a else "-"
             rows.append([f"evidence_recall, {name} ({len(single)})", f"{a:.3f}", f"{b:.3f}", ratio])
     return rows
+
+
+def _projection(
+    out: Path, chosen: list[tuple[str, str]], args: argparse.Namespace, research: dict[str, float]
+) -> list[list[str]]:
+    """Critical paths (the swarm's with researchers one at a time) and the walls they project."""
+    serial = out / "one-at-a-time"
+    serial.mkdir(exist_ok=True)
+    questions_file = serial / "questions.jsonl"
+    questions_file.write_text("\n".join(line for _, line in chosen) + "\n", encoding="utf-8")
+    command = [str(Path(sys.executable).with_name("fathom")), "eval", str(questions_file), "--web", "offline"]
+    command += ["--depth", args.depth, "--method", "swarm", "--agents", str(args.agents)]
+    command += ["--out", str(serial), "--concurrency", "1", "--no-verdict"]
+    env = {**os.environ, "FATHOM_DATA_DIR": str(serial / "data"), "FATHOM_SWARM__PARALLEL": "1"}
+    subprocess.run(command, check=True, env=env)
+    paths = [critical_path(f) for f in sorted((serial / "data" / "ledger").glob("*.jsonl"))]
+    ids = {json.loads(line)["id"] for _, line in chosen}
+    walls = [
+        float(row["wall_s"])
+        for row in map(json.loads, (out / "results.jsonl").read_text(encoding="utf-8").splitlines())
+        if row.get("id") in ids and row.get("method") == "fathom" and row.get("wall_s") is not None
+    ]
+    path = {"fathom": sum(walls) / len(walls), "swarm": sum(paths) / len(paths)}
+    rows = [[f"critical path s per question ({len(paths)} questions)", *_pair(path)]]
+    for cores in (2, 4, 8, 16):
+        projected = {m: max(path[m], research[m] / cores) for m in path}
+        rows.append([f"projected wall s on {cores} cores", *_pair(projected)])
+    return rows
+
+
+def critical_path(ledger: Path) -> float:
+    """The critical path of a swarm whose researchers worked one at a time (its ledger): its span
+    less, per round, every researcher's seconds but the longest's."""
+    records = [json.loads(line) for line in ledger.read_text(encoding="utf-8").splitlines() if line.strip()]
+    span = float(records[-1]["at"]) - float(records[0]["at"])
+    rounds: dict[str, list[float]] = {}
+    for record in records:
+        data = record.get("data") or {}
+        agent = str(data.get("collected") or (record["agent"] if "seconds" in data else ""))
+        if record["kind"] == "completion" and "seconds" in data and agent.startswith("r"):
+            rounds.setdefault(agent.split("-", 1)[0], []).append(float(data["seconds"]))
+    return span - sum(sum(seconds) - max(seconds) for seconds in rounds.values())
+
+
+def _pair(figures: dict[str, float]) -> list[str]:
+    ratio = figures["swarm"] / figures["fathom"]
+    return [f"{figures['fathom']:.1f}", f"{figures['swarm']:.1f}", f"{ratio:.2f}"]
 
 
 def _num(value: float | None) -> str:

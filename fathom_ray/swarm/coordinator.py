@@ -106,13 +106,15 @@ class Coordinator:
         budget: Budget,
         checklist_size: int,
         replan_rounds: int = 2,
+        parallel: int = 0,
         events: EventLog | None = None,
         analyst: AnalystCalls | None = None,
         verifier: VerifierCalls | None = None,
         search: SearchCalls | None = None,
     ) -> None:
         """``analyst`` and ``verifier``: their actors in production; in process by default, the
-        verifier fetching pages as served now through ``pages`` (None: stored pages only)."""
+        verifier fetching pages as served now through ``pages`` (None: stored pages only).
+        ``parallel``: researchers at work at once (0: every one of a round)."""
         self.result = SwarmResult(swarm_id, goal, [], budget=budget)
         self.events = events or EventLog(swarm_id)
         self._judge, self._researchers, self._ledger = judge, researchers, ledger
@@ -121,6 +123,7 @@ class Coordinator:
         self._verifier = verifier or Verifier(pages)
         self._agents, self._budget, self._size = agents, budget, checklist_size
         self._replan_rounds = replan_rounds
+        self._parallel = parallel
         self._outcomes: list[ResearcherOutcome] = []
         self._early: list[asyncio.Future[None]] = []  # the verifier's fetches as each researcher reports
         self._tried: list[str] = []  # the hop searches gap-filling rounds were given
@@ -164,7 +167,7 @@ class Coordinator:
             if round_number == 0 and not any("Q1" in sub.item_ids for sub in subs):
                 subs = with_seeds(subs, await self._goal_results())  # no researcher has the goal whole
             result.rounds = round_number + 1
-            outcomes = await asyncio.gather(*(self._run_one(sub) for sub in subs))
+            outcomes = await self._fan_out(subs)
             pages_left -= sum(o.pages_fetched for o in outcomes if o is not None)
             await self._collect()
             open_items = await self._goal_check()
@@ -183,6 +186,18 @@ class Coordinator:
         await self._compose()
         self._ledger.append("coordinator", RecordKind.COMPLETION, {"stop_reason": result.stop_reason})
         return result
+
+    async def _fan_out(self, subs: list[SubGoal]) -> list[ResearcherOutcome | None]:
+        """Every sub-goal's researcher, at most ``parallel`` at work at once (0: all)."""
+        if not self._parallel:
+            return await asyncio.gather(*(self._run_one(sub) for sub in subs))
+        limit = asyncio.Semaphore(self._parallel)
+
+        async def limited(sub: SubGoal) -> ResearcherOutcome | None:
+            async with limit:
+                return await self._run_one(sub)
+
+        return await asyncio.gather(*(limited(sub) for sub in subs))
 
     async def _run_one(self, sub: SubGoal) -> ResearcherOutcome | None:
         for attempt in (1, 2):

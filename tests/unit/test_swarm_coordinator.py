@@ -80,6 +80,7 @@ def coordinator(
     *,
     search: GoalSearch | None = None,
     agents: int = 3,
+    parallel: int = 0,
 ) -> tuple[Coordinator, ScriptedJudge]:
     judge = ScriptedJudge()
     judge.configure(satisfy=satisfy, questions=[GOAL, *PARTS])
@@ -95,6 +96,7 @@ def coordinator(
         budget=Budget(pages=30, time_s=600.0, tokens=90_000),
         checklist_size=10,
         search=search,
+        parallel=parallel,
     )
     return swarm, judge
 
@@ -258,3 +260,33 @@ def test_seeds_are_dealt_in_turn_within_each_budget() -> None:
     ]
     dealt = with_seeds(subs, ["u1", "u2", "u3", "u2", "u4", "u5"])
     assert [s.seeds for s in dealt] == [("u1",), ("u2", "u3", "u4")]
+
+
+class Overlapping(Researchers):
+    """Counts how many researchers are at work at once."""
+
+    def __init__(self) -> None:
+        super().__init__(crash=set())
+        self.at_work = self.most = 0
+
+    async def research(self, sub: SubGoal) -> ResearcherOutcome:
+        self.at_work += 1
+        self.most = max(self.most, self.at_work)
+        await asyncio.sleep(0.01)
+        try:
+            return await super().research(sub)
+        finally:
+            self.at_work -= 1
+
+
+def test_researchers_work_at_once_unless_the_swarm_is_told_one_at_a_time(tmp_path: Path) -> None:
+    together = Overlapping()
+    swarm, _ = coordinator(tmp_path / "together", together, satisfy=True)
+    asyncio.run(swarm.run())
+    assert together.most == 3
+    alone = Overlapping()
+    swarm, _ = coordinator(tmp_path / "alone", alone, satisfy=True, parallel=1)  # bench_swarm's critical path
+    result = asyncio.run(swarm.run())
+    assert alone.most == 1
+    assert [s.agent for s in alone.calls] == [s.agent for s in together.calls]  # the same work
+    assert result.stop_reason == "checklist satisfied"
