@@ -80,18 +80,7 @@ def main() -> None:
     cpu: dict[str, float] = {}  # CPU-seconds of the whole machine while the method ran, set-up included
     setup: dict[str, float] = {}  # the same for a run with nothing left to do: start-up and summary
     for method in ("fathom", "swarm"):
-        command = [str(Path(sys.executable).with_name("fathom")), "eval", str(questions_file)]
-        command += [
-            "--web",
-            "offline",
-            "--depth",
-            args.depth,
-            "--method",
-            method,
-            "--agents",
-            str(args.agents),
-        ]
-        command += ["--out", str(out), "--concurrency", "1", "--no-verdict"]
+        command = _eval_command(questions_file, method, args, out)
         env = {**os.environ, "FATHOM_DATA_DIR": str(out / f"data-{method}")}
         before = cpu_times()
         subprocess.run(command, check=True, env=env)
@@ -170,11 +159,8 @@ def _projection(
     serial.mkdir(exist_ok=True)
     questions_file = serial / "questions.jsonl"
     questions_file.write_text("\n".join(line for _, line in chosen) + "\n", encoding="utf-8")
-    command = [str(Path(sys.executable).with_name("fathom")), "eval", str(questions_file), "--web", "offline"]
-    command += ["--depth", args.depth, "--method", "swarm", "--agents", str(args.agents)]
-    command += ["--out", str(serial), "--concurrency", "1", "--no-verdict"]
     env = {**os.environ, "FATHOM_DATA_DIR": str(serial / "data"), "FATHOM_SWARM__PARALLEL": "1"}
-    subprocess.run(command, check=True, env=env)
+    subprocess.run(_eval_command(questions_file, "swarm", args, serial), check=True, env=env)
     paths = [critical_path(f) for f in sorted((serial / "data" / "ledger").glob("*.jsonl"))]
     ids = {json.loads(line)["id"] for _, line in chosen}
     walls = [
@@ -196,12 +182,21 @@ def critical_path(ledger: Path) -> float:
     records = [json.loads(line) for line in ledger.read_text(encoding="utf-8").splitlines() if line.strip()]
     span = float(records[-1]["at"]) - float(records[0]["at"])
     rounds: dict[str, list[float]] = {}
-    for record in records:
+    for record in records:  # a researcher's seconds: in its completion, or the coordinator's collecting it
         data = record.get("data") or {}
-        agent = str(data.get("collected") or (record["agent"] if "seconds" in data else ""))
-        if record["kind"] == "completion" and "seconds" in data and agent.startswith("r"):
+        if record["kind"] != "completion" or "seconds" not in data:
+            continue
+        agent = str(data.get("collected") or record["agent"])  # "r2-researcher-1": round r2
+        if agent.startswith("r"):
             rounds.setdefault(agent.split("-", 1)[0], []).append(float(data["seconds"]))
     return span - sum(sum(seconds) - max(seconds) for seconds in rounds.values())
+
+
+def _eval_command(questions_file: Path, method: str, args: argparse.Namespace, out: Path) -> list[str]:
+    """`fathom eval` of ``questions_file`` by ``method`` on the offline web, one question at a time."""
+    command = [str(Path(sys.executable).with_name("fathom")), "eval", str(questions_file), "--web", "offline"]
+    command += ["--depth", args.depth, "--method", method, "--agents", str(args.agents)]
+    return [*command, "--out", str(out), "--concurrency", "1", "--no-verdict"]
 
 
 def _pair(figures: dict[str, float]) -> list[str]:

@@ -189,9 +189,7 @@ class Coordinator:
 
     async def _fan_out(self, subs: list[SubGoal]) -> list[ResearcherOutcome | None]:
         """Every sub-goal's researcher, at most ``parallel`` at work at once (0: all)."""
-        if not self._parallel:
-            return await asyncio.gather(*(self._run_one(sub) for sub in subs))
-        limit = asyncio.Semaphore(self._parallel)
+        limit = asyncio.Semaphore(self._parallel or max(1, len(subs)))
 
         async def limited(sub: SubGoal) -> ResearcherOutcome | None:
             async with limit:
