@@ -22,6 +22,7 @@ from dataclasses import replace
 from playwright.async_api import (
     Browser,
     BrowserContext,
+    BrowserType,
     Error,
     Page,
     Playwright,
@@ -51,6 +52,8 @@ CHROMIUM_FLAGS = (
     "--disable-quic",
 )
 SETTLE_S = 2.0
+CDP_ATTACH_S = 15.0
+CDP_ATTEMPTS = 2
 
 
 class PlaywrightFetcher:
@@ -79,8 +82,13 @@ class PlaywrightFetcher:
         self.settled: Counter[str] = Counter()  # how loaded pages settled: quiet, network idle, limit
 
     async def start(self) -> None:
+        """Raises Playwright's ``Error`` when no browser can be had; nothing is left running."""
         self._playwright = await async_playwright().start()
-        await self._ensure_browser()
+        try:
+            await self._ensure_browser()
+        except BaseException:
+            await self.stop()
+            raise
 
     @property
     def tabs_opened(self) -> int:
@@ -110,7 +118,7 @@ class PlaywrightFetcher:
             proxy = {"server": self._proxy.address, "bypass": "<-loopback>"}
             chromium = self._playwright.chromium
             if self._settings.cdp_url:
-                self._browser = await chromium.connect_over_cdp(self._settings.cdp_url)
+                self._browser = await _attach(chromium, self._settings.cdp_url)
             else:
                 self._browser = await chromium.launch(
                     executable_path=str(self._settings.executable),
@@ -269,6 +277,16 @@ def _redirect_chain(request: Request) -> tuple[str, ...]:
         chain.append(current.url)
         current = current.redirected_from
     return tuple(reversed(chain))[1:]
+
+
+async def _attach(chromium: BrowserType, cdp_url: str) -> Browser:
+    """A remote Chromium still starting (or one with a tab stuck in its first load) can take the
+    debugging connection and never finish Playwright's attach; a fresh connection usually does."""
+    for _ in range(CDP_ATTEMPTS - 1):
+        with contextlib.suppress(PlaywrightTimeout):
+            return await chromium.connect_over_cdp(cdp_url, timeout=CDP_ATTACH_S * 1000)
+        logger.warning("no attach to %s within %g s; trying again", cdp_url, CDP_ATTACH_S)
+    return await chromium.connect_over_cdp(cdp_url, timeout=CDP_ATTACH_S * 1000)
 
 
 def _with_elapsed(result: FetchResult, elapsed_s: float) -> FetchResult:

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
+import hashlib
+import json
 import os
 import signal
-import socket
 import subprocess
 import tempfile
+import time
+import urllib.request
 from collections import Counter
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
@@ -16,7 +20,9 @@ from dataclasses import dataclass
 import psutil
 import pytest
 import pytest_asyncio
+from playwright.async_api import Error
 
+from fathom_ray.adapters import playwright_fetcher
 from fathom_ray.adapters.egress_proxy import EgressProxy
 from fathom_ray.adapters.http_client import SafeHttpClient
 from fathom_ray.adapters.playwright_fetcher import CHROMIUM_FLAGS, PlaywrightFetcher
@@ -27,6 +33,8 @@ from fathom_ray.web.network import NetworkMap
 from fathom_ray.web.security import UrlPolicy
 from tests.integration.fault_cases import ENDLESS, FAULT_CASES, HOSTILE_PAGES
 from tests.net import free_port
+
+WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"  # RFC 6455
 
 pytestmark = [pytest.mark.integration, pytest.mark.asyncio(loop_scope="module")]
 
@@ -45,7 +53,12 @@ async def make_rig(network: NetworkMap, policy: UrlPolicy, browser: BrowserSetti
     await proxy.start()
     http = SafeHttpClient(fetch_settings, policy, network, resolver)
     fetcher = PlaywrightFetcher(browser, proxy, http, "fathom-ray-test", network.chromium_rules())
-    await fetcher.start()
+    try:
+        await fetcher.start()
+    except BaseException:
+        await http.aclose()
+        await proxy.stop()
+        raise
     return Rig(proxy, http, fetcher)
 
 
@@ -241,20 +254,30 @@ def remote_chromium() -> Iterator[str]:
                 *CHROMIUM_FLAGS,
                 f"--remote-debugging-port={port}",
                 f"--user-data-dir={profile}",
+                "about:blank",
             ],
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
         try:
-            for _ in range(100):
-                with socket.socket() as s:
-                    if s.connect_ex(("127.0.0.1", port)) == 0:
-                        break
-                psutil.wait_procs([], timeout=0.1)
+            _wait_for_a_page(port)
             yield f"http://127.0.0.1:{port}"
         finally:
             os.kill(process.pid, signal.SIGTERM)
             process.wait(timeout=10)
+
+
+def _wait_for_a_page(port: int) -> None:
+    """Until Chromium's debugging endpoint answers and lists its first tab, loaded: an open port
+    alone is too early under load (the attach then waits on a tab still starting)."""
+    for _ in range(300):
+        with contextlib.suppress(OSError, ValueError):
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=2) as answer:
+                targets = json.load(answer)
+            if any(t.get("type") == "page" and t.get("url") == "about:blank" for t in targets):
+                return
+        time.sleep(0.1)
+    raise RuntimeError(f"Chromium's debugging port {port} never listed its first tab")
 
 
 async def test_cdp_endpoint(
@@ -271,3 +294,58 @@ async def test_cdp_endpoint(
         assert blocked.status is FetchStatus.BLOCKED
     finally:
         await close_rig(rig)
+
+
+@contextlib.asynccontextmanager
+async def _silent_cdp_endpoint(attaches: list[str]) -> AsyncIterator[str]:
+    """A debugging endpoint that names its WebSocket, takes the upgrade, and then never answers."""
+    connections: list[asyncio.StreamWriter] = []
+
+    async def serve(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        connections.append(writer)
+        head = (await reader.readuntil(b"\r\n\r\n")).decode("latin-1")
+        port = writer.get_extra_info("sockname")[1]
+        if "upgrade: websocket" not in head.lower():
+            body = json.dumps({"webSocketDebuggerUrl": f"ws://127.0.0.1:{port}/devtools/browser/x"})
+            writer.write(f"HTTP/1.1 200 OK\r\nContent-Length: {len(body)}\r\n\r\n{body}".encode())
+            await writer.drain()
+            writer.close()
+            return
+        key = next(
+            line.split(":", 1)[1].strip()
+            for line in head.split("\r\n")
+            if line.lower().startswith("sec-websocket-key")
+        )
+        accept = base64.b64encode(hashlib.sha1((key + WS_GUID).encode()).digest()).decode()
+        writer.write(
+            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            f"Sec-WebSocket-Accept: {accept}\r\n\r\n".encode()
+        )
+        await writer.drain()
+        attaches.append(head.split(" ", 2)[1])
+        await reader.read()  # whatever Playwright asks goes unanswered until it hangs up
+
+    server = await asyncio.start_server(serve, "127.0.0.1", 0)
+    try:
+        yield f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+    finally:
+        server.close()
+        for writer in connections:
+            writer.close()
+        await server.wait_closed()
+
+
+async def test_a_cdp_endpoint_that_never_answers_is_tried_again_then_reported(
+    offline_network: NetworkMap, offline_policy: UrlPolicy, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(playwright_fetcher, "CDP_ATTACH_S", 1.0)
+    attaches: list[str] = []
+    before = {p.pid for p in psutil.Process().children(recursive=True)}
+    async with _silent_cdp_endpoint(attaches) as endpoint:
+        with pytest.raises(Error, match="connect_over_cdp: Timeout"):
+            await make_rig(offline_network, offline_policy, BrowserSettings(cdp_url=endpoint))
+    assert attaches == ["/devtools/browser/x"] * playwright_fetcher.CDP_ATTEMPTS
+    _, alive = psutil.wait_procs(
+        [p for p in psutil.Process().children(recursive=True) if p.pid not in before], timeout=10
+    )
+    assert not alive, "Playwright's driver outlived the failed start"
