@@ -15,6 +15,8 @@ from actors.directory import ActorDirectory, Remote
 from fathom_ray.models import Fact, FetchResult
 from fathom_ray.swarm.analyst import MergedFact, merge
 from fathom_ray.web.browser_fleet import BrowserFleet
+from fathom_ray.web.extraction import served_text
+from fathom_ray.web.security import content_kind
 
 if TYPE_CHECKING:  # the verifier's work imports the fact ledger and the judges' answers: in its process only
     from fathom_ray.swarm.receipts import Receipt
@@ -22,8 +24,10 @@ if TYPE_CHECKING:  # the verifier's work imports the fact ledger and the judges'
 
 
 class ServedPages:
-    """The verifier's second look: the page as its site serves it now, extracted as before, over
-    HTTP through the first browser pool (its egress rules and robots.txt) or rendered by the fleet."""
+    """The verifier's second look: the page as its site serves it now, over HTTP through the first
+    browser pool (its egress rules and robots.txt), its text read here as it comes (no extractor:
+    a quote is looked for, not a page's main text); or rendered by the fleet and extracted as the
+    researchers' pages were."""
 
     def __init__(self, browser: BrowserFleet, pool: Any, extractor: Any) -> None:
         self._browser, self._pool, self._extractor = browser, pool, Remote(extractor)
@@ -39,6 +43,8 @@ class ServedPages:
                 return None  # the pool is gone: the rendered look decides
         if not result.ok:
             return None
+        if not rendered and content_kind(result.content_type) == "html":
+            return served_text(result.body)
         page = await self._extractor.extract(result)
         return str(page.text)
 

@@ -9,11 +9,14 @@ every kind's latest receipt passes, so a PASS of one kind never hides a FAIL of 
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
 from fathom_ray.models import Fact
-from fathom_ray.research.fact_ledger import evidence_in
+from fathom_ray.research.fact_ledger import evidence_in, normalise_for_match
+
+_BULLET = re.compile(r"(^|\n)\s*[-*\u2022]\s+")  # a list item's mark, as the extractor writes it
 
 
 class CheckKind(enum.StrEnum):
@@ -40,9 +43,25 @@ def check(fact: Fact, kind: CheckKind, page_text: str | None, at: float, detail:
     """A receipt for ``fact`` against ``page_text``; no text (not stored, or not fetched) fails."""
     if page_text is None:
         return Receipt(fact.id, kind, fact.evidence, Verdict.FAIL, at, detail or "no page text")
-    held = evidence_in(fact.evidence, page_text)
+    held = (
+        evidence_in(fact.evidence, page_text)
+        if kind is CheckKind.STORED
+        else served_in(fact.evidence, page_text)
+    )
     verdict = Verdict.PASS if held else Verdict.FAIL
     return Receipt(fact.id, kind, fact.evidence, verdict, at, detail or ("" if held else "quote not on page"))
+
+
+def served_in(evidence: str, page_text: str) -> bool:
+    """Whether a page as served now still holds ``evidence``: its characters in order, spaces,
+    table rules and list marks aside (the quote was cut from the extractor's text, which lays a
+    page out with them; the served look reads the page's text as it comes)."""
+    quote = _squeezed(_BULLET.sub("\n", evidence))
+    return bool(quote) and quote in _squeezed(page_text)
+
+
+def _squeezed(text: str) -> str:
+    return "".join(normalise_for_match(text).replace("|", " ").split())
 
 
 def latest(receipts: Iterable[Receipt]) -> dict[tuple[str, CheckKind, str], Receipt]:

@@ -9,8 +9,10 @@ Their calls are ports (``AnalystCalls``, ``VerifierCalls``, ``PageCalls`` in fat
 - The verifier checks each fact's evidence against its page as stored and, where it can fetch the
   page again, as served now; it fetches each page once, ``SERVED_AT_ONCE`` at a time, and can start
   on a researcher's pages as soon as that researcher reports (``prefetch``). It fetches a page over
-  HTTP first; only a page whose HTTP text lacks a fact's quote (its content comes from a script, or
-  the quote is gone) is fetched again in the browser, and that text decides.
+  HTTP first and reads its text as it comes (no extractor: ``receipts.served_in`` looks for the
+  quote's characters in order, the extractor's layout aside); only a page whose HTTP text lacks a
+  fact's quote (its content comes from a script, or the quote is gone) is fetched again in the
+  browser and extracted, and that text decides.
 """
 
 from __future__ import annotations
@@ -21,9 +23,8 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from fathom_ray.models import Fact
-from fathom_ray.research.fact_ledger import evidence_in
 from fathom_ray.swarm.analyst import MergedFact, merge
-from fathom_ray.swarm.receipts import CheckKind, Receipt, check
+from fathom_ray.swarm.receipts import CheckKind, Receipt, check, served_in
 
 if TYPE_CHECKING:  # the ports module imports the judges' answers and numpy: not for the roles' processes
     from fathom_ray.ports import PageCalls
@@ -76,7 +77,7 @@ class Verifier:
                 f.source_url
                 for f in facts
                 if f.source_url not in self._rendered
-                and not evidence_in(f.evidence, self._served.get(f.source_url) or "")
+                and not served_in(f.evidence, self._served.get(f.source_url) or "")
             }
         )
 

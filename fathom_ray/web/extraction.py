@@ -84,6 +84,20 @@ def extract_visible_text(html: str, url: str) -> ExtractedPage:
     return ExtractedPage(url, title, _visible_text(tree), links, metadata, "selectolax")
 
 
+def served_text(html: str) -> str:
+    """Every text of the page's body as it comes, scripts, styles and templates aside, with no
+    layout and no choice of the main part: linear-time (the depth guard as for extraction), for
+    the verifier's look at whether a page as served now still holds a quote."""
+    html = html[:MAX_HTML_CHARS]
+    if tag_shape(html)[1] > MAX_DEPTH:
+        return _flattened(html, "").text
+    tree = LexborHTMLParser(html)
+    for node in tree.css("script,style,noscript,template"):
+        node.decompose()
+    root = tree.body or tree.root
+    return root.text(separator="") if root is not None else ""
+
+
 def tag_shape(html: str) -> tuple[int, int]:
     """How many elements ``html`` opens and how deep they nest, by one linear scan (no parser)."""
     opened = depth = deepest = 0

@@ -25,7 +25,7 @@ from actors.engine import Engine
 from actors.swarm_roles import ServedPages
 from fathom_ray.models import ResearchRequest
 from fathom_ray.settings import Settings, SwarmSettings
-from fathom_ray.swarm.receipts import CheckKind, Verdict
+from fathom_ray.swarm.receipts import CheckKind, Verdict, served_in
 from fathom_ray.swarm.task_ledger import RecordKind, read
 from tests.ray_state import alive, ever
 
@@ -205,5 +205,5 @@ def test_the_verifiers_served_look_is_http_first_and_the_browser_where_a_script_
     assert "forty-two" in rendered
     static = asyncio.run(look("http://www.sqlite.test/wal.html", False))
     assert static is not None
-    assert "implements atomic commit and rollback is a rollback journal" in static  # as rendered
+    assert served_in("implements atomic commit and rollback is a rollback journal", static)  # as rendered
     assert asyncio.run(look("http://robots.test/private/page", False)) is None  # robots.txt holds

@@ -3,6 +3,7 @@ from __future__ import annotations
 import pytest
 import trafilatura
 
+from fathom_ray.swarm.receipts import served_in
 from fathom_ray.testweb import faults
 from fathom_ray.testweb.faults import MANY_LINKS, PDF_TEXT, pdf
 from fathom_ray.web.extraction import (
@@ -10,6 +11,7 @@ from fathom_ray.web.extraction import (
     extract_main_text,
     extract_pdf,
     extract_visible_text,
+    served_text,
     tag_shape,
 )
 
@@ -119,3 +121,34 @@ def test_tag_shape_counts_what_nests() -> None:
     html = "<html><body><div><ul><li>a<li>b</ul><p>one<p>two<br><img src=x /></div></body></html>"
     assert tag_shape(html) == (10, 4)
     assert tag_shape("<div>" * 600 + "</div>" * 600)[1] == 600
+
+
+RELEASE_NOTES = """<html><head><style>p { color: red }</style>
+<script>var hidden = "a script's words";</script></head><body><nav>Home</nav><h1>Release 3.38.0</h1><ul>
+<li>Added the <code>-&gt;</code> and <code>-&gt;&gt;</code> operators for easier processing of JSON.</li>
+<li>The JSON functions are now built-ins.</li></ul>
+<table><tr><td>JSON</td><td>SQLite JSON type.</td></tr></table>
+<p>Check-ins are <b>signed</b>&nbsp;by the developers.</p></body></html>"""
+
+
+def test_the_served_look_holds_every_quote_the_extractors_text_holds() -> None:
+    """The verifier reads a page as served now without the extractor: the quotes cut from the
+    extractor's text (its list marks, table rules, line breaks) are still found in it."""
+    extracted = extract_main_text(RELEASE_NOTES, "http://www.sqlite.test/releaselog/3_38_0.html").text
+    served = served_text(RELEASE_NOTES)
+    quotes = [line for line in extracted.splitlines() if len(line) > 12]
+    quotes += [  # as the extractor lays out such pages (quotes of the dev set's runs)
+        "- Added the -> and ->> operators for easier processing of JSON.",
+        "| JSON | SQLite JSON type. |",
+        "- The JSON functions are now built-ins.",
+    ]
+    assert len(quotes) == 6
+    assert all(served_in(quote, served) for quote in quotes)
+    assert "a script's words" not in served
+    assert "color: red" not in served
+    assert not served_in("The JSON functions are now built-ins in 3.40.", served)
+    assert not served_in("", served)
+
+
+def test_the_served_look_of_a_page_nested_too_deep_is_its_flattened_text() -> None:
+    assert served_text(faults.deep_nesting().decode()) == "The deepest paragraph of the page."
