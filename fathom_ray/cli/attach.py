@@ -75,22 +75,25 @@ def engine_network(found: EngineFile) -> NetworkMap:
 @contextmanager
 def own_stores(settings: Settings, what: str, report: Callable[[str], None]) -> Iterator[Settings]:
     """``settings`` whose stores this process holds for the block: the data folder's, or, when
-    another process holds those, a folder of this command's own under it (said)."""
+    another process holds those, the first free side folder under it (said): ``side/1``, ``side/2``,
+    ..., so side folders are as many as commands ever ran at once, and the next command that finds
+    the stores held takes up a side folder's sources where the last one left them."""
     held = lock_stores(settings.data_dir, what)
-    if held is not None:
-        try:
-            yield settings
-        finally:
-            held.release()
-        return
-    side = settings.data_dir / SIDE / str(os.getpid())
-    report(
-        f"the stores in {settings.data_dir} are in use by {stores_holder(settings.data_dir)}; this "
-        f"command keeps its own in {side} (its sources are not shared; `fathom up` runs one engine "
-        "that commands share)"
-    )
-    with own_stores(settings.model_copy(update={"data_dir": side}), what, report) as mine:
-        yield mine
+    data_dir, n = settings.data_dir, 0
+    while held is None:
+        n += 1
+        data_dir = settings.data_dir / SIDE / str(n)
+        held = lock_stores(data_dir, what)
+    if data_dir != settings.data_dir:
+        report(
+            f"the stores in {settings.data_dir} are in use by {stores_holder(settings.data_dir)}; "
+            f"this command keeps its own in {data_dir} (its sources are not shared with that engine; "
+            "`fathom up` runs one engine that commands share)"
+        )
+    try:
+        yield settings.model_copy(update={"data_dir": data_dir})
+    finally:
+        held.release()
 
 
 @contextmanager

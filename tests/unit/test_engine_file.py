@@ -105,15 +105,20 @@ def test_a_command_whose_stores_are_held_keeps_its_own_and_says_where(tmp_path: 
     assert outer is not None
     try:
         with own_stores(settings, "fathom research", said.append) as mine:
-            assert mine.data_dir == tmp_path / "side" / str(os.getpid())
+            assert mine.data_dir == tmp_path / "side" / "1"
+            with own_stores(settings, "fathom ask", said.append) as second:  # two at once: one each
+                assert second.data_dir == tmp_path / "side" / "2"
+        with own_stores(settings, "fathom research", said.append) as again:  # side/1 taken up again
+            assert again.data_dir == tmp_path / "side" / "1"
     finally:
         outer.release()
-    assert said
+    assert len(said) == 3
     assert "in use by fathom serve" in said[0]
-    assert str(tmp_path / "side") in said[0]
+    assert str(tmp_path / "side" / "1") in said[0]
+    assert sorted(p.name for p in (tmp_path / "side").iterdir()) == ["1", "2"]
     with own_stores(settings, "fathom research", said.append) as mine:
         assert mine.data_dir == tmp_path  # free again: the data folder's own stores
-    assert len(said) == 1
+    assert len(said) == 3
 
 
 def test_choose_engine_attaches_on_the_same_web_only(tmp_path: Path) -> None:
