@@ -9,6 +9,7 @@ every kind's latest receipt passes, so a PASS of one kind never hides a FAIL of 
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -57,7 +58,14 @@ def served_in(evidence: str, page_text: str) -> bool:
     table rules and list marks aside (the quote was cut from the extractor's text, which lays a
     page out with them; the served look reads the page's text as it comes)."""
     quote = _squeezed(_BULLET.sub("\n", evidence))
-    return bool(quote) and quote in _squeezed(page_text)
+    return bool(quote) and quote in _squeezed_page(page_text)
+
+
+@functools.lru_cache(maxsize=16)
+def _squeezed_page(page_text: str) -> str:
+    """A page's squeezed text, made once for all its facts (the verifier looks at each page's
+    quotes one after another, before the browser and again for the receipts)."""
+    return _squeezed(page_text)
 
 
 def _squeezed(text: str) -> str:
