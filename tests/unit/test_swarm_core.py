@@ -10,7 +10,9 @@ import pytest
 
 from fathom_ray.errors import InvalidRequestError
 from fathom_ray.models import ChecklistItem, Event, EventType, Fact, JsonValue
+from fathom_ray.research import fact_ledger
 from fathom_ray.research.presets import Budget
+from fathom_ray.swarm import receipts
 from fathom_ray.swarm.analyst import by_item, merge, values
 from fathom_ray.swarm.beacons import BeaconWatch, at_end
 from fathom_ray.swarm.plan import plan, split
@@ -132,6 +134,28 @@ def test_receipts_the_latest_per_kind_wins_and_a_pass_never_hides_a_fail() -> No
     back = Receipt("F1", CheckKind.SERVED, f.evidence, Verdict.PASS, 3.0)
     assert verdicts([stored, gone, back]) == {"F1": Verdict.PASS}  # the latest served check wins
     assert verdicts([back, gone, stored]) == {"F1": Verdict.PASS}  # by time, not by order listed
+
+
+def test_the_stored_check_matches_as_the_fact_ledger_does_normalising_a_page_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    said = "The \u201cRETURNING\u201d clause\n  arrived in  SQLite 3.35.0 \u2013 2021-03-12. "
+    page = said * 40 + "\uff26\uff55\uff4c\uff4c width."  # the last two words in full width
+    quotes = [
+        'The "RETURNING" clause arrived in SQLite 3.35.0 - 2021-03-12.',  # quotes and dashes made plain
+        "arrived in SQLite 3.35.0",
+        "Full width.",  # NFKC
+        "arrived in SQLite 3.36.0",  # not on the page
+        "   ",  # nothing to match
+    ]
+    calls: list[int] = []
+    plain = receipts.normalise_for_match
+    monkeypatch.setattr(receipts, "normalise_for_match", lambda t: calls.append(len(t)) or plain(t))
+    receipts._normalised_page.cache_clear()
+    held = [check(fact("F1", q, "http://a.test/"), CheckKind.STORED, page, at=1.0).verdict for q in quotes]
+    assert held == [Verdict.PASS, Verdict.PASS, Verdict.PASS, Verdict.FAIL, Verdict.FAIL]
+    assert held == [Verdict.PASS if fact_ledger.evidence_in(q, page) else Verdict.FAIL for q in quotes]
+    assert sum(n == len(page) for n in calls) == 1  # the page once, for all five quotes
 
 
 def test_a_researcher_is_blocked_when_its_first_visits_all_fail_and_says_so_once() -> None:
