@@ -152,6 +152,11 @@ async def one(web: OfflineWeb, question: dict[str, Any], depth: str, seed: int) 
     one_pass = goal[: request.budget.pages]
     evidence = set(question["evidence_urls"])
     queries = [e.data["queries"] for e in session.events.events if e.type is EventType.SEARCHING]
+    leads: set[str] = set()
+    for event in session.events.events:
+        taken = event.data.get("leads") if event.type is EventType.RANKED else None
+        if isinstance(taken, list):
+            leads.update(str(u) for u in taken)
     return {
         "id": question["id"],
         "fathom": len(evidence & set(read)) / len(evidence),
@@ -160,6 +165,9 @@ async def one(web: OfflineWeb, question: dict[str, Any], depth: str, seed: int) 
         "one_pass": one_pass,
         "evidence": sorted(evidence),
         "queries": queries,
+        # where each page read came from: a lead of a discovery, the goal's own results, or the ranking
+        "sources": {u: "lead" if u in leads else "goal" if u in goal else "ranking" for u in read},
+        "goal_ranking": goal,
         "checklist": [(i.question, i.satisfied) for i in state.checklist],
         "facts": len(state.fact_ledger.facts),
         "answer_line": answer_match(
