@@ -149,8 +149,12 @@ def test_the_stored_check_matches_as_the_fact_ledger_does_normalising_a_page_onc
         "   ",  # nothing to match
     ]
     calls: list[int] = []
-    plain = receipts.normalise_for_match
-    monkeypatch.setattr(receipts, "normalise_for_match", lambda t: calls.append(len(t)) or plain(t))
+
+    def counted(text: str) -> str:
+        calls.append(len(text))
+        return fact_ledger.normalise_for_match(text)
+
+    monkeypatch.setattr(receipts, "normalise_for_match", counted)
     receipts._normalised_page.cache_clear()
     held = [check(fact("F1", q, "http://a.test/"), CheckKind.STORED, page, at=1.0).verdict for q in quotes]
     assert held == [Verdict.PASS, Verdict.PASS, Verdict.PASS, Verdict.FAIL, Verdict.FAIL]
