@@ -11,6 +11,7 @@ counted as rejected and never reach the findings.
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterable, Sequence
@@ -39,7 +40,14 @@ def _unfit(claim: str, evidence: str) -> bool:
 
 def evidence_in(evidence: str, page_text: str) -> bool:
     quote = normalise_for_match(evidence)
-    return bool(quote) and quote in normalise_for_match(page_text)
+    return bool(quote) and quote in _normalised_page(page_text)
+
+
+@functools.lru_cache(maxsize=16)
+def _normalised_page(page_text: str) -> str:
+    """A page's text normalised for matching, made once for all its facts (the verifier checks a
+    page's facts one after another: a 230 kB page takes ~6 ms, 30 facts 0.19 CPU-s one by one)."""
+    return normalise_for_match(page_text)
 
 
 def lifted_from_unfit(evidence: str, page_text: str) -> str | None:

@@ -12,7 +12,6 @@ from fathom_ray.errors import InvalidRequestError
 from fathom_ray.models import ChecklistItem, Event, EventType, Fact, JsonValue
 from fathom_ray.research import fact_ledger
 from fathom_ray.research.presets import Budget
-from fathom_ray.swarm import receipts
 from fathom_ray.swarm.analyst import by_item, merge, values
 from fathom_ray.swarm.beacons import BeaconWatch, at_end
 from fathom_ray.swarm.plan import plan, split
@@ -149,13 +148,14 @@ def test_the_stored_check_matches_as_the_fact_ledger_does_normalising_a_page_onc
         "   ",  # nothing to match
     ]
     calls: list[int] = []
+    plain = fact_ledger.normalise_for_match
 
     def counted(text: str) -> str:
         calls.append(len(text))
-        return fact_ledger.normalise_for_match(text)
+        return plain(text)
 
-    monkeypatch.setattr(receipts, "normalise_for_match", counted)
-    receipts._normalised_page.cache_clear()
+    monkeypatch.setattr(fact_ledger, "normalise_for_match", counted)
+    fact_ledger._normalised_page.cache_clear()
     held = [check(fact("F1", q, "http://a.test/"), CheckKind.STORED, page, at=1.0).verdict for q in quotes]
     assert held == [Verdict.PASS, Verdict.PASS, Verdict.PASS, Verdict.FAIL, Verdict.FAIL]
     assert held == [Verdict.PASS if fact_ledger.evidence_in(q, page) else Verdict.FAIL for q in quotes]
