@@ -23,12 +23,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 from collections.abc import Sequence
 from typing import Any
 
 from bench_report import table, write_section
-from sim_research import SETS, offline_web, one
+from sim_research import SETS, load, offline_web, one
 
 DEPTHS = ("quick", "focused")
 SOURCES = ("goal", "lead", "ranking")
@@ -65,8 +64,9 @@ def rank_row(name: str, rows: Sequence[dict[str, Any]]) -> list[object]:
     """The share of questions whose goal result at each rank is one of their evidence pages."""
     hits = [0] * RANKS
     for row in rows:
+        evidence = set(row["evidence"])
         for rank, url in enumerate(row["goal_ranking"][:RANKS]):
-            hits[rank] += url in set(row["evidence"])
+            hits[rank] += url in evidence
     return [name, len(rows), *(f"{h / len(rows):.2f}" for h in hits)]
 
 
@@ -74,7 +74,7 @@ async def run(sets: Sequence[str], seed: int) -> dict[tuple[str, str], list[dict
     results: dict[tuple[str, str], list[dict[str, Any]]] = {}
     async with offline_web() as web:
         for name in sets:
-            questions = [json.loads(line) for line in SETS[name].read_text().splitlines() if line.strip()]
+            questions = load(name)
             for depth in DEPTHS:
                 results[(name, depth)] = [await one(web, q, depth, seed) for q in questions]
                 print(f"{name} {depth}: {len(questions)} questions", flush=True)

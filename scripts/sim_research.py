@@ -66,6 +66,11 @@ SETS = {
 }
 
 
+def load(name: str) -> list[dict[str, Any]]:
+    """The questions of the set called ``name``, as the file gives them."""
+    return [json.loads(line) for line in SETS[name].read_text().splitlines() if line.strip()]
+
+
 class OfflineWeb:
     """Browser, extractor, embedder, memory and search over the offline web, in this process."""
 
@@ -201,8 +206,7 @@ def mark(ours: float, theirs: float) -> str:
 
 
 async def main_async(args: argparse.Namespace) -> None:
-    path = SETS[args.set]
-    questions = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    questions = load(args.set)
     if args.only:
         questions = [q for q in questions if q["id"] in set(args.only.split(","))]
     rows = []
