@@ -171,8 +171,8 @@ def main() -> None:
             "share of the question's evidence pages in the batch, at the configured softmax temperature "
             f"({temperature:g}) and at 0 (always the best). No LLM: checklist questions, links "
             "and later rounds are left out, so this isolates the ranking the rounds start from. The "
-            "rounds read the goal's own results first (seeds aside, and one lead slot per later round "
-            "for a lead to a site the goal names and no page read is on), so a session holds what the "
+            "first round reads the goal's own results (seeds aside) and later rounds the page choice's "
+            "best while the goal's results last (research/page_choice.py), so a session holds what the "
             "search engine's top results hold; the fused ranking orders what comes once those run out.",
             "",
             table(headers, rows),

@@ -7,7 +7,8 @@ process over the offline web (``scripts/sim_research.py``: the real round driver
 extraction, frontier and search index), and every page it read is put down to its source:
 
 - goal: one of the goal's own search results (the pages one pass reads, best first);
-- lead: a discovery's lead (a query built from a fact's names or an open part, its best result);
+- lead: a page the other searches pointed to: a later round's page choice beside the goal's results
+  (research/page_choice.py), or a discovery's best result once those run out;
 - ranking: the frontier's fused ranking, once the goal's results and the leads run out.
 
 Per source: pages read and the share of them that are evidence pages; beside them, the pages one
@@ -114,8 +115,9 @@ def main() -> None:
             "displaced. Each question of the sets runs as a session in one process over the offline "
             "web (`scripts/sim_research.py`: the real round driver, evidence judge, extraction, "
             "frontier and search index, no Ray or Chromium), and each page it read is put down to its "
-            "source: the goal's own search results (what one pass reads, best first), a discovery's "
-            "lead (the best result of a query built from a fact's names or an open part), or the "
+            "source: the goal's own search results (what one pass reads, best first), a lead (a page "
+            "the other searches pointed to: a later round's page choice beside the goal's results, "
+            "research/page_choice.py, or a discovery's best result once those run out), or the "
             "frontier's fused ranking (once both run out).",
             f"Pages read per source, with the share that are evidence pages (seed {args.seed}); the "
             "last column is the loop's gain over one pass in evidence pages (its leads' and ranking's "

@@ -142,15 +142,20 @@ class Memory:
         return None
 
 
-async def one(web: OfflineWeb, question: dict[str, Any], depth: str, seed: int) -> dict[str, Any]:
+async def one(
+    web: OfflineWeb,
+    question: dict[str, Any],
+    depth: str,
+    seed: int,
+    kind: type[ResearchSession] = ResearchSession,
+) -> dict[str, Any]:
+    """One question's session; ``kind`` may be a subclass that records what the session does."""
     settings = load_settings()
     research = settings.research.model_copy(update={"seed": seed})
     judge = EvidenceJudge(web, settings.llm.evidence_threshold)
     services = Services(judge, web, web, web, Memory(web), FakeFrontier(1000), web)
     request = ResearchRequest(question["question"], depth=depth)
-    session = ResearchSession(
-        SessionState(question["id"], request), EventLog(question["id"]), services, research
-    )
+    session = kind(SessionState(question["id"], request), EventLog(question["id"]), services, research)
     state = await session.run()
     read = [p.url for p in state.pages if p.status == "ok"]
     goal = [r.url for r in await web.search([question["question"]], max(8, request.budget.pages))]

@@ -46,6 +46,7 @@ from fathom_ray.ports import (
     SearchCalls,
 )
 from fathom_ray.research import checklist as checklists
+from fathom_ray.research import page_choice
 from fathom_ray.research.answer_sheet import to_json as answer_json
 from fathom_ray.research.frontier import FAILED, FETCHED, rank_and_sample
 from fathom_ray.research.presets import PRESETS
@@ -62,7 +63,6 @@ EXPLORING_PAGES = PRESETS["standard"].max_pages  # a budget from which sampling 
 REFILL_BATCHES = 3  # fewer waiting candidates than this many batches: the round discovers more first
 ROUNDS_PER_PAGE = 4  # a round that reads nothing still counts: at most this many per page (and 3 more)
 LEAD_DEPTH = 3  # a lead query's results that may lead
-LEAD_SLOTS = 1  # a later round's pages that go to leads while the goal's own results last
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,6 +104,7 @@ class ResearchSession:
         self._leads: list[str] = []  # the queries of the latest discovery, whose best results lead
         self._discovered: list[str] = []  # the queries of the latest discovery, for the next ranks too
         self._rankings: dict[str, list[str]] = {}  # each web query's results, best first
+        self._snippets: dict[str, list[str]] = {}  # each page's snippets, one per query that found it
         self._owed: list[str] = []  # what one pass would read that no batch has taken yet
         digest = hashlib.sha1(state.session_id.encode(), usedforsecurity=False).hexdigest()
         self._seed = settings.seed if settings.seed is not None else int(digest[:8], 16)
@@ -225,6 +226,9 @@ class ResearchSession:
         for query, results in found.items():
             ranked = [r.url for r in sorted(results, key=lambda r: r.rank)]
             self._rankings[query] = [*self._rankings.get(query, []), *ranked]
+            for r in results:
+                if r.snippet:
+                    self._snippets.setdefault(r.url, []).append(r.snippet)
         return merge(list(found.values()))
 
     async def _search_documents(self, queries: Sequence[str]) -> list[Candidate]:
@@ -331,24 +335,26 @@ class ResearchSession:
                 self._discovered = searched
 
     async def _rank(self, pending: list[Candidate], n: int) -> list[Candidate]:
-        # Seeds first, in the order given; then what one pass would read (the goal's own search
-        # results, best first) is the backbone of every round: measured on questions never tuned on,
-        # the engine's ranking of the goal beats every other source of pages (docs/eval/README.md).
-        # From the second round on, ``LEAD_SLOTS`` of each batch go to the newest discovery's leads
-        # that cross to a site the goal names and the session has not read (the multi-hop step that
-        # one search misses: its results keep to one site); once the goal's results run out, every
-        # lead and then the ranking fill the batch.
+        # Seeds first, in the order given; then the first round reads what one pass would read (the
+        # goal's own search results, best first). From the second round on, while the goal's results
+        # last, every waiting page is scored by what the searches say of it (``page_choice``: the
+        # goal's rank, the other queries' ranks, the site, the snippets against the open questions)
+        # and the best are read: the goal's next result unless the searches point to a better page
+        # (the multi-hop step one search misses). Once the goal's results run out, the newest
+        # discovery's leads and then the ranking fill the batch.
         waiting = {c.url: c for c in pending}
         seeds = self._seed_urls(waiting)
         opening = [*seeds, *self._goal_results(waiting)]
         leads: list[str] = []
-        if self.state.round > 1 and not seeds:
+        pointed: list[str] = []  # what the page choice took beside the goal's results
+        if self.state.round > 1 and not seeds and opening:
+            goal = set(opening)
+            opening = page_choice.choose(self._page_signals(pending), n)
+            pointed = [u for u in opening if u not in goal]
+            self._leads = []  # their queries' results were among the signals
+        elif self.state.round > 1 and not seeds:
             picks = self._lead_urls(waiting)
-            if len(opening) >= n:  # beside the goal's results, only a lead to a site not read yet
-                taken = [url for _, url in picks if self._bridges(url)][:LEAD_SLOTS]
-            else:
-                taken = [url for _, url in picks]
-            leads = taken[:n]
+            leads = [url for _, url in picks][:n]
             self._leads = [query for query, url in picks if url not in leads]  # they wait their turn
         first = list(dict.fromkeys([*opening[: max(0, n - len(leads))], *leads, *opening]))
         # seeds, the goal's results and the leads take the whole batch while they last; leads
@@ -384,7 +390,7 @@ class ResearchSession:
                 "count": len(pending),
                 "urls": [c.url for c in batch],
                 "scores": [round(similarity[c.url], 4) for c in batch],
-                "leads": [u for u in leads if u in {c.url for c in batch}],
+                "leads": [u for u in [*pointed, *leads] if u in {c.url for c in batch}],
                 "foci": list[JsonValue](foci),
             },
         )
@@ -428,10 +434,24 @@ class ResearchSession:
         """The goal's own search results still waiting, in the search engine's order."""
         return [u for u in self._rankings.get(self._goal, []) if u in waiting]
 
-    def _bridges(self, url: str) -> bool:
-        """Whether a lead crosses to another site the goal names: none of its pages read yet."""
+    def _page_signals(self, pending: Sequence[Candidate]) -> dict[str, page_choice.Signals]:
+        """What the searches so far say of each waiting page (``page_choice``), in the goal's order
+        first, then the frontier's."""
         read = {domain_of(p.url) for p in self.state.pages if p.status == "ok"}
-        return domain_of(url) not in read and names_site(self._goal, url)
+        goal = self._rankings.get(self._goal, [])
+        questions = [i.question for i in self.state.checklist if not i.satisfied] or [self._goal]
+        others = [(q, urls) for q, urls in self._rankings.items() if q != self._goal]
+        order = sorted(pending, key=lambda c: goal.index(c.url) if c.url in goal else len(goal))
+        return {
+            c.url: page_choice.Signals(
+                goal_rank=goal.index(c.url) + 1 if c.url in goal else None,
+                other_ranks=tuple(urls.index(c.url) + 1 for _, urls in others if c.url in urls),
+                site_read=domain_of(c.url) in read,
+                named=names_site(self._goal, c.url),
+                snippet_cover=page_choice.snippet_cover(self._snippets.get(c.url, [c.snippet]), questions),
+            )
+            for c in order
+        }
 
     def _lead_urls(self, waiting: Mapping[str, Candidate]) -> list[tuple[str, str]]:
         """In query order, one lead per query of the latest discovery, as (query, url): among its

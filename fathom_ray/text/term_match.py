@@ -59,11 +59,24 @@ def tokenize(text: str) -> list[str]:
 
 
 def snippet(text: str, terms: set[str], width: int = 240) -> str:
-    """A window of ``text`` around the first query term found, else its start."""
+    """The window of ``text`` that holds the most distinct query terms (the earliest such), as a web
+    search engine's snippet shows the passage that matches; the start of ``text`` when none is found.
+    ``terms`` are ``tokenize``'s words."""
     lowered = text.lower()
-    positions = [lowered.find(term) for term in terms]
-    found = [p for p in positions if p >= 0]
-    start = max(0, min(found) - width // 4) if found else 0
+    hits = [(m.start(), m.group(0)) for m in TOKEN.finditer(lowered) if m.group(0) in terms]
+    start = 0
+    if hits:
+        best, first, held = 0, 0, Counter[str]()
+        for position, term in hits:
+            held[term] += 1
+            while position - hits[first][0] > width * 3 // 4:  # room for the words around them
+                held[hits[first][1]] -= 1
+                if not held[hits[first][1]]:
+                    del held[hits[first][1]]
+                first += 1
+            if len(held) > best:
+                best, start = len(held), hits[first][0]
+        start = max(0, start - width // 8)
     window = " ".join(text[start : start + width].split())
     prefix = "… " if start > 0 else ""
     suffix = " …" if start + width < len(text) else ""

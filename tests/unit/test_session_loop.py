@@ -49,6 +49,7 @@ class FakeWeb:
     suggest_calls: int = 0
     search_fails: bool = False
     by_query: dict[str, list[str]] = field(default_factory=dict)  # else every query finds ``results``
+    snippets: dict[str, str] = field(default_factory=dict)  # what the engine shows of a page, else ""
 
     # browser
     async def fetch(self, url: str) -> FetchResult:
@@ -94,7 +95,8 @@ class FakeWeb:
         if self.search_fails:
             raise SearchError("fake", "unreachable")
         found = self.by_query.get(queries[0], self.results)
-        return [SearchResult(u, u, "", i, "fake", queries[0]) for i, u in enumerate(found, start=1)]
+        shown = self.snippets
+        return [SearchResult(u, u, shown.get(u, ""), i, "fake", queries[0]) for i, u in enumerate(found, 1)]
 
 
 class FakeStore:
@@ -186,29 +188,38 @@ def test_the_first_round_reads_the_goals_own_results_then_each_discovery_querys_
     assert web.fetched[:5] == [page_url(n) for n in ("g", "h", "i", "a", "b")]
 
 
-def test_later_rounds_read_the_goals_results_beside_one_lead_to_a_site_the_goal_names() -> None:
-    # the goal's results are the backbone of every round; a later round gives one slot to a lead that
-    # crosses to a site the goal names and the session has not read (PEP pages here): not to a lead
-    # on the site read already, nor to one on a site the goal never names
+def test_later_rounds_take_a_page_the_searches_point_to_over_the_goals_tail() -> None:
+    # the first batch is the goal's own top results; a later round scores every waiting page
+    # (page_choice): a page on a site not read yet that the goal names, found by a discovery query,
+    # whose snippet holds an open question's words, comes before the goal's next results; pages that
+    # only one query found, on a site read already or one the goal never names, do not
     goal = "Which Python version introduced assignment expressions, and which PEP specifies them?"
     goal_results = [page_url(f"g{n}") for n in range(1, 10)]
     pep, other = "http://pep.test/pep-0572/", "http://www.sqlite.test/lang_expr.html"
-    web = FakeWeb(
-        results=[page_url("x")],
-        by_query={goal: goal_results, "q same": [page_url("a")], "q far": [other], "q pep": [pep]},
-    )
-    loop, _ = make_loop(web, ResearchRequest(goal, depth="focused", max_pages=8))
-    assert isinstance(loop._services.judge, ScriptedJudge)
-    loop._services.judge.queries = ["q same", "q far", "q pep"]
-    asyncio.run(loop.run())
-    ranked = [e for e in loop.events.events if e.type is EventType.RANKED]
-    assert ranked[0].data["urls"] == goal_results[:3]
-    assert ranked[1].data["urls"] == [*goal_results[3:5], pep]
-    assert ranked[1].data["leads"] == [pep]
-    assert ranked[2].data["urls"] == goal_results[5:7]  # no lead left that crosses to a new site
-    assert web.fetched.count(pep) == 1
-    assert page_url("a") not in web.fetched
-    assert other not in web.fetched
+
+    def ranked_with(pep_snippet: str) -> tuple[list[list[str]], list[str]]:
+        web = FakeWeb(
+            results=[page_url("x")],
+            by_query={goal: goal_results, "q same": [page_url("a")], "q far": [other], "q pep": [pep]},
+            snippets={pep: pep_snippet},
+        )
+        loop, _ = make_loop(web, ResearchRequest(goal, depth="focused", max_pages=8))
+        assert isinstance(loop._services.judge, ScriptedJudge)
+        loop._services.judge.queries = ["q same", "q far", "q pep"]
+        asyncio.run(loop.run())
+        ranked = [e.data["urls"] for e in loop.events.events if e.type is EventType.RANKED]
+        return [[str(u) for u in urls] for urls in ranked if isinstance(urls, list)], web.fetched
+
+    batches, fetched = ranked_with("PEP 572, the proposal Chris Angelico wrote for the version of it")
+    assert batches[0] == goal_results[:3]
+    assert batches[1] == [pep, *goal_results[3:5]]
+    assert batches[2] == goal_results[5:7]
+    assert fetched.count(pep) == 1
+    assert page_url("a") not in fetched
+    assert other not in fetched
+    # the same page, its snippet about something else: the goal's results fill the budget
+    batches, fetched = ranked_with("Index of documents")
+    assert [u for batch in batches for u in batch] == goal_results[:8]
 
 
 def test_a_settled_checklist_ends_the_session_only_once_what_one_pass_reads_is_read() -> None:

@@ -99,6 +99,21 @@ def test_snippet_centres_on_a_query_term() -> None:
     assert snippet("short text", {"absent"}) == "short text"
 
 
+def test_snippet_shows_the_passage_that_holds_the_most_query_terms() -> None:
+    # as a web search engine's does: not the first mention of one term, but where the terms meet
+    text = (
+        "DROP COLUMN is mentioned first here. "
+        + "filler " * 100
+        + "The DROP COLUMN syntax is used to remove an existing column from a table. "
+        + "filler " * 100
+    )
+    shown = snippet(text, set(tokenize("SQLite DROP COLUMN syntax remove")), width=120)
+    assert "syntax is used to remove" in shown
+    assert "mentioned first" not in shown
+    assert shown.startswith("… ")
+    assert shown.endswith(" …")
+
+
 def test_match_scores_rank_texts_per_query_in_zero_to_one() -> None:
     texts = ["WAL mode lets readers work", "VACUUM rebuilds the file", "a WAL and a WAL again"]
     wal, absent = match_scores(texts, ["WAL", "nothing here"])

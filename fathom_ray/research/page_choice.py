@@ -1,0 +1,75 @@
+"""Which waiting pages a later round reads: a linear score over what the search results say of a page.
+
+A round after the first chooses among the pages every search so far returned. What it knows of a
+page without fetching it: where the goal's own search ranked it, where the other queries (the
+checklist's parts, the multi-hop queries the facts named) ranked it and how many found it, whether
+its site was read already or is one the goal names, and its snippets: how much of an open
+question's terms the passage a search engine shows for it holds. The weights are a logistic
+regression of "the page holds evidence" on those signals, fit on the dev question set alone
+(``scripts/fit_page_choice.py``); held-out and validation questions only ever measure it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from fathom_ray.judges.evidence.terms import query_terms, terms
+
+FEATURES = (
+    "reciprocal rank among the goal's results",
+    "among the goal's results",
+    "sum of reciprocal ranks in other queries' results",
+    "other queries that found it",
+    "its site already read",
+    "its site named by the goal",
+    "the best share of an open question's terms one of its snippets holds",
+)
+# fit by scripts/fit_page_choice.py on the dev set (see docs/benchmarks.md, "Sources")
+WEIGHTS = (1.54, 1.88, 0.81, -0.19, -1.00, 1.00, 3.90)
+BIAS = -6.03
+
+
+@dataclass(frozen=True, slots=True)
+class Signals:
+    """What the search results say of one waiting page."""
+
+    goal_rank: int | None  # its rank among the goal's own results, None when the goal did not find it
+    other_ranks: tuple[int, ...]  # its rank in each other query's results that found it
+    site_read: bool
+    named: bool
+    snippet_cover: float
+
+    def vector(self) -> tuple[float, ...]:
+        goal = 1.0 / self.goal_rank if self.goal_rank else 0.0
+        return (
+            goal,
+            1.0 if self.goal_rank else 0.0,
+            sum(1.0 / r for r in self.other_ranks),
+            float(len(self.other_ranks)),
+            float(self.site_read),
+            float(self.named),
+            self.snippet_cover,
+        )
+
+
+def score(signals: Signals, weights: Sequence[float] = WEIGHTS, bias: float = BIAS) -> float:
+    """The page's log-odds of holding evidence for the goal."""
+    return bias + sum(w * x for w, x in zip(weights, signals.vector(), strict=True))
+
+
+def snippet_cover(snippets: Iterable[str], questions: Sequence[str]) -> float:
+    """The best share of one question's terms (question words aside) that one snippet holds."""
+    asked = [set(query_terms(q)) for q in questions]
+    asked = [a for a in asked if a]
+    best = 0.0
+    for text in snippets:
+        held = set(terms(text))
+        best = max([best, *(len(a & held) / len(a) for a in asked)])
+    return best
+
+
+def choose(signals: dict[str, Signals], n: int) -> list[str]:
+    """The ``n`` best pages by score, ties in the order given."""
+    order = sorted(signals, key=lambda url: -score(signals[url]))
+    return order[:n]

@@ -1,0 +1,122 @@
+"""Fit the page-choice weights (fathom_ray/research/page_choice.py) on the dev question set.
+
+Runs every dev question at quick and focused through the in-process loop (scripts/sim_research.py),
+records each later round's choice: every waiting page's signals and whether it is one of the
+question's evidence pages, and fits a logistic regression (L2, C = 1, the bias not penalised) of
+"evidence" on the signals. The pages a round chooses among depend on the weights in use, so a fit
+may be run again on its own result. Held-out and validation questions never enter a fit.
+
+    .venv/bin/python scripts/fit_page_choice.py [--seed 7] [--write]
+
+``--write`` puts the new weights into page_choice.py; without it they are printed only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import re
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "scripts"))
+from sim_research import load, offline_web, one  # noqa: E402
+
+from fathom_ray.models import Candidate  # noqa: E402
+from fathom_ray.research import page_choice  # noqa: E402
+from fathom_ray.research.session_loop import ResearchSession  # noqa: E402
+
+Decision = tuple[list[tuple[float, ...]], list[bool], int]
+MODULE = ROOT / "fathom_ray" / "research" / "page_choice.py"
+
+
+def recording(decisions: list[Decision], evidence: set[str]) -> type[ResearchSession]:
+    """A session that records every page choice it makes, each page labelled by ``evidence``."""
+
+    class Recording(ResearchSession):
+        def _page_signals(self, pending: Sequence[Candidate]) -> dict[str, page_choice.Signals]:
+            signals = super()._page_signals(pending)
+            n = min(self._preset.batch_size, self._pages_left())
+            decisions.append(([s.vector() for s in signals.values()], [u in evidence for u in signals], n))
+            return signals
+
+    return Recording
+
+
+def fit(x: npt.NDArray[np.float64], y: npt.NDArray[np.float64], c: float = 1.0) -> npt.NDArray[np.float64]:
+    """Logistic regression by Newton's method: weights, then the bias last (not penalised)."""
+    rows = np.hstack([x, np.ones((len(x), 1))])
+    w = np.zeros(rows.shape[1])
+    penalty = np.eye(rows.shape[1]) / c
+    penalty[-1, -1] = 0.0
+    for _ in range(50):
+        p = 1.0 / (1.0 + np.exp(-rows @ w))
+        gradient = rows.T @ (p - y) + penalty @ w
+        hessian = rows.T @ (rows * (p * (1 - p))[:, None]) + penalty
+        step = np.linalg.solve(hessian, gradient)
+        w -= step
+        if np.abs(step).max() < 1e-8:
+            break
+    return w
+
+
+def evidence_taken(decisions: Sequence[Decision], w: npt.NDArray[np.float64]) -> tuple[int, int, int]:
+    """Evidence pages among each decision's ``n`` best by ``w``, by the goal's order, and at best."""
+    by_model = by_goal = best = 0
+    for vectors, labels, n in decisions:
+        scores = np.array(vectors) @ w[:-1] + w[-1]
+        order = np.argsort(-scores, kind="stable")[:n]
+        by_model += sum(labels[i] for i in order)
+        goal = sorted(range(len(vectors)), key=lambda i: -vectors[i][0] if vectors[i][1] else 1.0)
+        by_goal += sum(labels[i] for i in goal[:n])
+        best += min(n, sum(labels))
+    return by_model, by_goal, best
+
+
+async def collect(seed: int) -> list[Decision]:
+    decisions: list[Decision] = []
+    async with offline_web() as web:
+        for depth in ("quick", "focused"):
+            for question in load("dev"):
+                kind = recording(decisions, set(question["evidence_urls"]))
+                await one(web, question, depth, seed, kind)
+    return decisions
+
+
+def write(w: npt.NDArray[np.float64]) -> None:
+    text = MODULE.read_text()
+    weights = ", ".join(f"{v:.2f}" for v in w[:-1])
+    text = re.sub(r"^WEIGHTS = \(.*\)$", f"WEIGHTS = ({weights})", text, count=1, flags=re.M)
+    text = re.sub(r"^BIAS = .*$", f"BIAS = {w[-1]:.2f}", text, count=1, flags=re.M)
+    MODULE.write_text(text)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--write", action="store_true")
+    args = parser.parse_args()
+    decisions = asyncio.run(collect(args.seed))
+    x = np.array([v for vectors, _, _ in decisions for v in vectors], dtype=np.float64)
+    y = np.array([label for _, labels, _ in decisions for label in labels], dtype=np.float64)
+    w = fit(x, y)
+    for name, value in zip(page_choice.FEATURES, w[:-1], strict=True):
+        print(f"{value:+.2f}  {name}")
+    print(f"{w[-1]:+.2f}  bias")
+    current = np.array([*page_choice.WEIGHTS, page_choice.BIAS])
+    for label, weights in (("in use", current), ("fit", w)):
+        model, goal, best = evidence_taken(decisions, weights)
+        print(f"{label}: {len(decisions)} choices take {model} evidence pages", end=" ")
+        print(f"(the goal's order {goal}, at best {best})")
+    if args.write:
+        write(w)
+        print(f"written to {MODULE.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()

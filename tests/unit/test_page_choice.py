@@ -1,0 +1,45 @@
+"""The page-choice score of a later round: what the search results say of a waiting page."""
+
+from __future__ import annotations
+
+from fathom_ray.research.page_choice import FEATURES, WEIGHTS, Signals, choose, score, snippet_cover
+
+
+def signals(**given: object) -> Signals:
+    plain: dict[str, object] = {
+        "goal_rank": None,
+        "other_ranks": (),
+        "site_read": False,
+        "named": False,
+        "snippet_cover": 0.0,
+    }
+    return Signals(**{**plain, **given})  # type: ignore[arg-type]
+
+
+def test_every_signal_has_its_weight() -> None:
+    assert len(FEATURES) == len(WEIGHTS) == len(signals().vector())
+
+
+def test_the_goals_results_keep_their_order_among_themselves() -> None:
+    ranked = {f"g{n}": signals(goal_rank=n, site_read=True) for n in range(1, 6)}
+    assert choose(ranked, 3) == ["g1", "g2", "g3"]
+
+
+def test_a_page_several_queries_rank_first_with_a_matching_snippet_beats_the_goals_tail() -> None:
+    tail = signals(goal_rank=7, site_read=True)
+    pointed = signals(other_ranks=(1, 1), named=True, snippet_cover=0.8)
+    assert score(pointed) > score(tail)
+    # each signal pulls its way: without the snippet's match, or found by one query far down, it loses
+    assert score(signals(other_ranks=(1, 1), named=True)) < score(pointed)
+    assert score(signals(other_ranks=(8,), named=True, snippet_cover=0.8)) < score(pointed)
+    assert choose({"tail": tail, "pointed": pointed}, 1) == ["pointed"]
+
+
+def test_snippet_cover_is_the_best_share_of_one_questions_terms_one_snippet_holds() -> None:
+    questions = ["What is the DROP COLUMN syntax of SQLite used for?", "Who wrote the proposal?"]
+    assert snippet_cover(["The DROP COLUMN syntax is used to remove a column in SQLite"], questions) == 1.0
+    half = snippet_cover(["DROP COLUMN is rare"], questions)
+    assert 0.0 < half < 1.0
+    assert snippet_cover(["nothing of the kind"], questions) == 0.0
+    assert snippet_cover([], questions) == 0.0
+    assert snippet_cover(["a proposal"], ["What?"]) == 0.0  # a question of question words alone asks nothing
