@@ -8,7 +8,8 @@ may be run again on its own result. Held-out and validation questions never ente
 
     .venv/bin/python scripts/fit_page_choice.py [--seed 7] [--write]
 
-``--write`` puts the new weights into page_choice.py; without it they are printed only.
+The weights in use and the new fit go into docs/benchmarks.md ("Page choice"); ``--write`` also
+puts the new fit into page_choice.py.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import numpy.typing as npt
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
+from bench_report import table, write_section  # noqa: E402
 from sim_research import load, offline_web, one  # noqa: E402
 
 from fathom_ray.models import Candidate  # noqa: E402
@@ -109,13 +111,48 @@ def main() -> None:
         print(f"{value:+.2f}  {name}")
     print(f"{w[-1]:+.2f}  bias")
     current = np.array([*page_choice.WEIGHTS, page_choice.BIAS])
-    for label, weights in (("in use", current), ("fit", w)):
-        model, goal, best = evidence_taken(decisions, weights)
+    taken = {
+        label: evidence_taken(decisions, weights) for label, weights in (("in use", current), ("fit", w))
+    }
+    for label, (model, goal, best) in taken.items():
         print(f"{label}: {len(decisions)} choices take {model} evidence pages", end=" ")
         print(f"(the goal's order {goal}, at best {best})")
     if args.write:
         write(w)
         print(f"written to {MODULE.relative_to(ROOT)}")
+    command = "python scripts/fit_page_choice.py" + (" --write" if args.write else "")
+    body = _body(current, w, taken, args.seed, len(decisions), written=args.write)
+    write_section("page-choice", "Page choice: the later rounds' weights, fit on dev", command, body)
+
+
+def _body(
+    current: npt.NDArray[np.float64],
+    w: npt.NDArray[np.float64],
+    taken: dict[str, tuple[int, int, int]],
+    seed: int,
+    choices: int,
+    *,
+    written: bool,
+) -> str:
+    names = [*page_choice.FEATURES, "bias"]
+    rows = [(name, f"{a:+.2f}", f"{b:+.2f}") for name, a, b in zip(names, current, w, strict=True)]
+    used, goal, best = taken["in use"]
+    fitted, _, _ = taken["fit"]
+    now = "now in use (`--write` put it there)" if written else "not written"
+    return "\n\n".join(
+        [
+            "A round after the first reads, while the goal's own results last, the waiting pages with "
+            'the best score (`research/page_choice.py`): a logistic regression of "the page is one of '
+            "the question's evidence pages\" on what the searches say of it. Fit on the dev set alone "
+            f"(46 questions at quick and focused, seed {seed}), from every such choice the loop "
+            "made in `scripts/sim_research.py` with the weights in use; held-out and validation "
+            "questions never enter it (their figures: Evaluation).",
+            table(("signal", "weight in use", f"this fit ({now})"), rows),
+            f"Of the evidence pages in reach of those {choices} choices (each choice's best "
+            f"{best} in all, had it known which pages hold evidence), the weights in use took {used}, "
+            f"this fit would take {fitted}, and the goal's next results {goal}.",
+        ]
+    )
 
 
 if __name__ == "__main__":

@@ -80,6 +80,7 @@ class OfflineWeb:
         self._searcher = searcher
         self._embedder = embedder
         self._pages: dict[str, str] = {}
+        self._extracting = asyncio.Lock()
 
     async def close(self) -> None:
         await self._http.aclose()
@@ -109,9 +110,11 @@ class OfflineWeb:
         status, _, body = await self._get(url)
         return Preview(url, FetchStatus.OK if status == 200 else FetchStatus.HTTP_ERROR, text_chars=len(body))
 
-    # extractor
+    # extractor: one page at a time, as a worker process of the ExtractorPool takes them (trafilatura
+    # parses with a module-level lxml parser, which two threads at once can corrupt: "double free")
     async def extract(self, result: FetchResult) -> ExtractedPage:
-        return await asyncio.to_thread(extract_main_text, result.body, result.final_url or result.url)
+        async with self._extracting:
+            return await asyncio.to_thread(extract_main_text, result.body, result.final_url or result.url)
 
     # embedder
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:

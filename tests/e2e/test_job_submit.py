@@ -6,12 +6,14 @@ import json
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from ray.job_submission import JobStatus, JobSubmissionClient
 
 pytestmark = [pytest.mark.e2e]
 ROOT = Path(__file__).resolve().parents[2]
+AGENT_WAIT_S = 120
 
 
 def test_batch_research_as_a_ray_job(dashboard_url: str, tmp_path: Path) -> None:
@@ -22,7 +24,8 @@ def test_batch_research_as_a_ray_job(dashboard_url: str, tmp_path: Path) -> None
     )
     out = tmp_path / "results.jsonl"
     client = JobSubmissionClient(dashboard_url)
-    job = client.submit_job(
+    job = _submit(
+        client,
         entrypoint=(
             f"{sys.executable} scripts/batch_research.py {questions} --out {out} --web offline --depth glance"
         ),
@@ -38,3 +41,16 @@ def test_batch_research_as_a_ray_job(dashboard_url: str, tmp_path: Path) -> None
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert sorted(line["id"] for line in lines) == ["q1", "q2"]
     assert all(line["status"] == "complete" for line in lines)
+
+
+def _submit(client: JobSubmissionClient, **job: Any) -> str:
+    """Submit once the head node's job agent is up: the dashboard answers before it, and on a busy
+    machine the agent can take a minute ("No available agent to submit job, please try again later")."""
+    deadline = time.monotonic() + AGENT_WAIT_S
+    while True:
+        try:
+            return client.submit_job(**job)
+        except RuntimeError as e:
+            if "No available agent" not in str(e) or time.monotonic() > deadline:
+                raise
+            time.sleep(2)
