@@ -97,7 +97,8 @@ def _seed_note(seeds: list[int]) -> str:
         return (
             f"fathom-ray ran with seeds {', '.join(map(str, seeds))} (`FATHOM_RESEARCH__SEED`): its column "
             'is the mean over the seeds, and "over seeds" gives the lowest and highest (and how many '
-            "runs). The baseline does not sample: one run."
+            "runs); a row without them ran with the first seed alone. The baseline does not sample: "
+            "one run."
         )
     seed = str(seeds[0]) if seeds else os.environ.get("FATHOM_RESEARCH__SEED")
     if seed:
