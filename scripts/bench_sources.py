@@ -6,9 +6,10 @@ question of the dev, held-out and validation sets, at quick and focused, the ses
 process over the offline web (``scripts/sim_research.py``: the real round driver, evidence judge,
 extraction, frontier and search index), and every page it read is put down to its source:
 
-- goal: one of the goal's own search results (the pages one pass reads, best first);
-- lead: a page the other searches pointed to: a later round's page choice beside the goal's results
-  (research/page_choice.py), or a discovery's best result once those run out;
+- goal: one of the pages one pass reads (the goal's own search results within the page budget);
+- lead: what a later round's page choice took beside those (research/page_choice.py: a page the other
+  searches pointed to, or one of the goal's results past the budget), or a discovery's best result
+  once the goal's results run out;
 - ranking: the frontier's fused ranking, once the goal's results and the leads run out.
 
 Per source: pages read and the share of them that are evidence pages; beside them, the pages one
@@ -115,10 +116,11 @@ def main() -> None:
             "displaced. Each question of the sets runs as a session in one process over the offline "
             "web (`scripts/sim_research.py`: the real round driver, evidence judge, extraction, "
             "frontier and search index, no Ray or Chromium), and each page it read is put down to its "
-            "source: the goal's own search results (what one pass reads, best first), a lead (a page "
-            "the other searches pointed to: a later round's page choice beside the goal's results, "
-            "research/page_choice.py, or a discovery's best result once those run out), or the "
-            "frontier's fused ranking (once both run out).",
+            "source: the pages one pass reads (the goal's own search results within the budget), a "
+            "lead (what a later round's page choice, research/page_choice.py, took beside those: a "
+            "page the other searches pointed to or one of the goal's results past the budget; or a "
+            "discovery's best result once the goal's results run out), or the frontier's fused "
+            "ranking (once both run out).",
             f"Pages read per source, with the share that are evidence pages (seed {args.seed}); the "
             "last column is the loop's gain over one pass in evidence pages (its leads' and ranking's "
             "evidence pages less those of the one-pass pages it left unread):",

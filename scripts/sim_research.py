@@ -178,8 +178,12 @@ async def one(
         "one_pass": one_pass,
         "evidence": sorted(evidence),
         "queries": queries,
-        # where each page read came from: a lead of a discovery, the goal's own results, or the ranking
-        "sources": {u: "lead" if u in leads else "goal" if u in goal else "ranking" for u in read},
+        # where each page read came from: what one pass reads too (the goal's results within the budget),
+        # a lead (the page choice beside those, a goal result past them included, or a discovery's
+        # best result), or the ranking
+        "sources": {
+            u: "goal" if u in one_pass else "lead" if u in leads or u in goal else "ranking" for u in read
+        },
         "goal_ranking": goal,
         "checklist": [(i.question, i.satisfied) for i in state.checklist],
         "facts": len(state.fact_ledger.facts),
