@@ -25,7 +25,7 @@ FEATURES = (
     "its site named by the goal",
     "the best share of an open question's terms one of its snippets holds",
 )
-# fit by scripts/fit_page_choice.py on the dev set (see docs/benchmarks.md, "Sources")
+# fit by scripts/fit_page_choice.py on the dev set (see docs/benchmarks.md, "Page choice")
 WEIGHTS = (1.54, 1.88, 0.81, -0.19, -1.00, 1.00, 3.90)
 BIAS = -6.03
 
@@ -58,10 +58,15 @@ def score(signals: Signals, weights: Sequence[float] = WEIGHTS, bias: float = BI
     return bias + sum(w * x for w, x in zip(weights, signals.vector(), strict=True))
 
 
-def snippet_cover(snippets: Iterable[str], questions: Sequence[str]) -> float:
-    """The best share of one question's terms (question words aside) that one snippet holds."""
-    asked = [set(query_terms(q)) for q in questions]
-    asked = [a for a in asked if a]
+def asked_terms(questions: Sequence[str]) -> list[frozenset[str]]:
+    """Each question's terms (question words aside), for ``snippet_cover``; a question of question
+    words alone asks nothing and is left out."""
+    asked = [frozenset(query_terms(q)) for q in questions]
+    return [a for a in asked if a]
+
+
+def snippet_cover(snippets: Iterable[str], asked: Sequence[frozenset[str]]) -> float:
+    """The best share of one question's terms (``asked_terms``) that one snippet holds."""
     best = 0.0
     for text in snippets:
         held = set(terms(text))

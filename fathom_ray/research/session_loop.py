@@ -438,17 +438,18 @@ class ResearchSession:
         """What the searches so far say of each waiting page (``page_choice``), in the goal's order
         first, then the frontier's."""
         read = {domain_of(p.url) for p in self.state.pages if p.status == "ok"}
-        goal = self._rankings.get(self._goal, [])
         questions = [i.question for i in self.state.checklist if not i.satisfied] or [self._goal]
-        others = [(q, urls) for q, urls in self._rankings.items() if q != self._goal]
-        order = sorted(pending, key=lambda c: goal.index(c.url) if c.url in goal else len(goal))
+        asked = page_choice.asked_terms(questions)
+        ranks = {query: _ranks(urls) for query, urls in self._rankings.items()}
+        goal = ranks.pop(self._goal, {})
+        order = sorted(pending, key=lambda c: goal.get(c.url, len(goal) + 1))
         return {
             c.url: page_choice.Signals(
-                goal_rank=goal.index(c.url) + 1 if c.url in goal else None,
-                other_ranks=tuple(urls.index(c.url) + 1 for _, urls in others if c.url in urls),
+                goal_rank=goal.get(c.url),
+                other_ranks=tuple(found[c.url] for found in ranks.values() if c.url in found),
                 site_read=domain_of(c.url) in read,
                 named=names_site(self._goal, c.url),
-                snippet_cover=page_choice.snippet_cover(self._snippets.get(c.url, [c.snippet]), questions),
+                snippet_cover=page_choice.snippet_cover(self._snippets.get(c.url, [c.snippet]), asked),
             )
             for c in order
         }
@@ -673,6 +674,14 @@ class ResearchSession:
         self.state.elapsed_s = time.monotonic() - self._started
         await self._services.frontier.checkpoint(self.state.session_id)
         await self._services.memory.checkpoint(self.state, self.events.take_unsaved())
+
+
+def _ranks(urls: Sequence[str]) -> dict[str, int]:
+    """Each URL's rank in one query's results, from 1 (a URL listed twice keeps its first)."""
+    ranks: dict[str, int] = {}
+    for n, url in enumerate(urls, start=1):
+        ranks.setdefault(url, n)
+    return ranks
 
 
 def _text(candidate: Candidate) -> str:

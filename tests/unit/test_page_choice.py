@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from fathom_ray.research.page_choice import FEATURES, WEIGHTS, Signals, choose, score, snippet_cover
+from fathom_ray.research.page_choice import (
+    FEATURES,
+    WEIGHTS,
+    Signals,
+    asked_terms,
+    choose,
+    score,
+    snippet_cover,
+)
 
 
 def signals(**given: object) -> Signals:
@@ -36,10 +44,10 @@ def test_a_page_several_queries_rank_first_with_a_matching_snippet_beats_the_goa
 
 
 def test_snippet_cover_is_the_best_share_of_one_questions_terms_one_snippet_holds() -> None:
-    questions = ["What is the DROP COLUMN syntax of SQLite used for?", "Who wrote the proposal?"]
+    questions = asked_terms(["What is the DROP COLUMN syntax of SQLite used for?", "Who wrote the proposal?"])
     assert snippet_cover(["The DROP COLUMN syntax is used to remove a column in SQLite"], questions) == 1.0
     half = snippet_cover(["DROP COLUMN is rare"], questions)
     assert 0.0 < half < 1.0
     assert snippet_cover(["nothing of the kind"], questions) == 0.0
     assert snippet_cover([], questions) == 0.0
-    assert snippet_cover(["a proposal"], ["What?"]) == 0.0  # a question of question words alone asks nothing
+    assert snippet_cover(["a proposal"], asked_terms(["What?"])) == 0.0  # question words alone ask nothing
