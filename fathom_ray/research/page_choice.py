@@ -3,8 +3,9 @@
 A round after the first chooses among the pages every search so far returned. What it knows of a
 page without fetching it: where the goal's own search ranked it, where the other queries (the
 checklist's parts, the multi-hop queries the facts named) ranked it and how many found it, whether
-its site was read already or is one the goal names, and its snippets: how much of an open
-question's terms the passage a search engine shows for it holds. The weights are a logistic
+its site was read already or is one the goal names, whether it is a site's front page or index
+(which every query about the site finds, and which rarely states an answer), and its snippets: how
+much of an open question's terms the passage a search engine shows for it holds. The weights are a logistic
 regression of "the page holds evidence" on those signals, fit on the dev question set alone
 (``scripts/fit_page_choice.py``); held-out and validation questions only ever measure it.
 """
@@ -24,10 +25,11 @@ FEATURES = (
     "its site already read",
     "its site named by the goal",
     "the best share of an open question's terms one of its snippets holds",
+    "a site's front page or index",
 )
 # fit by scripts/fit_page_choice.py on the dev set (see docs/benchmarks.md, "Page choice")
-WEIGHTS = (1.54, 1.88, 0.81, -0.19, -1.00, 1.00, 3.90)
-BIAS = -6.03
+WEIGHTS = (1.55, 1.89, 0.85, -0.19, -1.02, 1.06, 3.82, -1.53)
+BIAS = -5.96
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +41,7 @@ class Signals:
     site_read: bool
     named: bool
     snippet_cover: float
+    hub: bool = False
 
     def vector(self) -> tuple[float, ...]:
         goal = 1.0 / self.goal_rank if self.goal_rank else 0.0
@@ -50,6 +53,7 @@ class Signals:
             float(self.site_read),
             float(self.named),
             self.snippet_cover,
+            float(self.hub),
         )
 
 

@@ -55,7 +55,7 @@ from fathom_ray.research.session_state import CANCELLED, COMPLETE, RUNNING, Page
 from fathom_ray.settings import ResearchSettings
 from fathom_ray.text.term_match import match_scores
 from fathom_ray.web.search import merge, search_each
-from fathom_ray.web.urls import canonical_or_none, document_chunk, domain_of, names_site
+from fathom_ray.web.urls import canonical_or_none, document_chunk, domain_of, is_hub, names_site
 
 logger = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -450,6 +450,7 @@ class ResearchSession:
                 site_read=domain_of(c.url) in read,
                 named=names_site(self._goal, c.url),
                 snippet_cover=page_choice.snippet_cover(self._snippets.get(c.url, [c.snippet]), asked),
+                hub=is_hub(c.url),
             )
             for c in order
         }

@@ -165,3 +165,17 @@ def names_site(text: str, url: str) -> bool:
     or more that begins one ("Django" names docs.djangoproject.test)."""
     said = set(re.findall(r"[a-z0-9]+", text.lower()))
     return any(w in said or any(len(t) >= 4 and w.startswith(t) for t in said) for w in site_words(url))
+
+
+_HUB_PAGES = re.compile(
+    r"(?:index|readme|contents|genindex|py-modindex|modindex|search|sitemap|toc)(?:\.[\w.]*)?$", re.I
+)
+
+
+def is_hub(url: str) -> bool:
+    """Whether ``url`` is a site's front page or one of its indexes (``/``, ``index.html``,
+    ``index.en.html``, ``README.html``, ``genindex.html``, ``contents.html``): pages that list the
+    site's topics and match every query about them, but rarely state an answer themselves."""
+    path = urlsplit(url).path
+    last = path.rstrip("/").rsplit("/", 1)[-1] if path.strip("/") else ""
+    return not last or path.endswith("/") or bool(_HUB_PAGES.match(last))

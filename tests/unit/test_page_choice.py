@@ -51,3 +51,12 @@ def test_snippet_cover_is_the_best_share_of_one_questions_terms_one_snippet_hold
     assert snippet_cover(["nothing of the kind"], questions) == 0.0
     assert snippet_cover([], questions) == 0.0
     assert snippet_cover(["a proposal"], asked_terms(["What?"])) == 0.0  # question words alone ask nothing
+
+
+def test_a_sites_index_loses_to_a_page_of_the_same_standing() -> None:
+    # an index matches every query about its site (many queries find it, its snippet lists the
+    # topics) and rarely states an answer: with all else equal, the topic's own page is read first
+    found = {"goal_rank": 4, "other_ranks": (2, 1), "snippet_cover": 0.4}
+    ranked = {"index": signals(hub=True, **found), "page": signals(**found)}
+    assert choose(ranked, 1) == ["page"]
+    assert score(signals(hub=True, **found)) < score(signals(**found))

@@ -5,7 +5,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from fathom_ray.errors import InvalidURLError
-from fathom_ray.web.urls import canonicalize, document_chunk, domain_of, names_site
+from fathom_ray.web.urls import canonicalize, document_chunk, domain_of, is_hub, names_site
 
 path_pieces = st.lists(
     st.sampled_from([*list("abcXYZ019-._~!$&'()*+,;=:@/%?#é "), "%2e", "%7E", "%2F", "%zz", "..", "%C3%A9"]),
@@ -114,3 +114,34 @@ def test_a_document_chunk_source_is_its_own_canonical_form() -> None:
 )
 def test_a_text_names_a_site_by_its_host_or_first_folders(text: str, url: str, named: bool) -> None:
     assert names_site(text, url) is named
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://docs.example.test/",
+        "http://docs.example.test",
+        "http://docs.example.test/en/2.2.x/index.html",
+        "http://reference.example.test/index.en.html",
+        "http://policy.example.test/README.html",
+        "http://docs.example.test/3.11/py-modindex.html",
+        "http://docs.example.test/3.11/genindex.html",
+        "http://docs.example.test/3.11/contents.html",
+        "http://docs.example.test/guide/",
+    ],
+)
+def test_a_sites_front_page_and_indexes_are_hubs(url: str) -> None:
+    assert is_hub(url)
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://www.example.test/docs/15/sql-merge.html",
+        "http://docs.example.test/3.11/library/index-of-things.html",
+        "http://docs.example.test/en/indexes.html",
+        "http://docs.example.test/3.11/whatsnew/3.10.html",
+    ],
+)
+def test_a_topics_own_page_is_not_a_hub(url: str) -> None:
+    assert not is_hub(url)
