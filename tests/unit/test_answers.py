@@ -10,7 +10,7 @@ from fathom_ray.judges.evidence.answer_types import AnswerType, expected_type
 from fathom_ray.judges.evidence.compose import item_answers
 from fathom_ray.judges.evidence.decompose import decompose
 from fathom_ray.judges.evidence.judge import EvidenceJudge
-from fathom_ray.judges.evidence.spans import short_clause, typed_span
+from fathom_ray.judges.evidence.spans import code_span, short_clause, typed_span
 from fathom_ray.judges.llm.answers import ItemAnswer
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact
 from fathom_ray.research.answer_sheet import AnswerStatus, answer_sheet, from_json, ticked, to_json
@@ -60,6 +60,30 @@ def judged_facts(checklist: list[ChecklistItem], text: str, url: str = URL) -> l
             "The IANA time zone database is supported by zoneinfo.",
             "Which time zone database does it support?",
             "IANA time zone database",
+        ),
+        # a version after the name the question asks about, before another the sentence names
+        ("Files written by Redis 7.2.1 stay readable back to version 2.0.", "Which Redis version?", "7.2.1"),
+        # a name in code's form where no "<head> <name>" is said: the first the question does not say,
+        # or the first of the kind its head names (an exception's name, an option's dashes)
+        (
+            "Calling load() on a truncated file raises tomli.decoder.TOMLDecodeError at once.",
+            "Which exception does load() raise on a truncated file?",
+            "tomli.decoder.TOMLDecodeError",
+        ),
+        (
+            "Pass --depth=1 (or --shallow-since) to fetch less history.",
+            "Which flag of git fetch limits the history it fetches?",
+            "--depth=1",
+        ),
+        (
+            "When the row exists, the statement needs ON CONFLICT DO NOTHING, or it fails.",
+            "What must the INSERT say for a row that exists?",
+            "ON CONFLICT DO NOTHING",
+        ),
+        (
+            "Set fail_fast in the config (see https://ci.example.test/conf).",
+            "Which setting stops it?",
+            "fail_fast",
         ),
     ],
 )
@@ -197,6 +221,25 @@ def test_a_name_is_answered_by_the_fact_that_names_it_and_only_a_name_rivals_it(
     facts = [clause, named, rival]
     (other,) = answer_sheet(checklist, item_answers(checklist, facts), facts, pages_read=3).answers
     assert (other.status, other.other_answer) == (AnswerStatus.CONFLICTING, "PEP 379")
+
+
+def test_a_description_is_asked_a_clause_and_a_url_is_no_code_name() -> None:
+    ability = "What ability did the shell gain in that version?"
+    said = "The shell can now open archives with the .archive command and the -A option."
+    assert typed_span(said, ability, expected_type(ability)) == short_clause(said)
+    assert code_span("Clone it from https://git.example.test/repo.git today.", "Which URL?") is None
+
+
+def test_a_fact_with_a_name_in_code_form_answers_before_a_likelier_clause() -> None:
+    checklist = [ChecklistItem("Q1", "What must an INSERT statement specify to override the value?")]
+    clause = Fact(
+        "F1", "", "Identity columns supersede serial columns in new tables.", "http://1.test/", ("Q1",), 0.9
+    )
+    coded = Fact(
+        "F2", "", "To override it, say OVERRIDING SYSTEM VALUE there.", "http://2.test/", ("Q1",), 0.6
+    )
+    (answer,) = item_answers(checklist, [clause, coded])
+    assert (answer.answer, answer.fact_ids) == ("OVERRIDING SYSTEM VALUE", ["F2"])
 
 
 def test_a_conflicting_claim_whose_other_value_is_unfaithful_is_an_answer() -> None:

@@ -13,7 +13,8 @@ finding that cites them all.
 The answers are each item's typed span (``spans``) from its best fact: the fact whose evidence
 best offers the answer type, then (for a version, date, person or number) the one that says most of
 what the question is about ("assignment expressions", not another feature's "New in version 3.6"),
-then the most confident; a person comes only from a fact that says a
+then the most confident; for a "which" question, a fact that names what it asks before one that
+offers a name in code's form, and that before one that offers a clause alone; a person comes only from a fact that says a
 word of the question itself. A version, date, person or number question whose facts hold no such
 span has no answer. Another page's fact about the item that offers a
 different value as well and nearly as confidently (or that the ledger marks as contradicting the
@@ -27,7 +28,7 @@ from collections.abc import Sequence
 
 from fathom_ray.judges.evidence.answer_types import TYPE_WORDS, AnswerType, expected_type, type_match
 from fathom_ray.judges.evidence.queries import FRAME_WORDS
-from fathom_ray.judges.evidence.spans import name_span, typed_span
+from fathom_ray.judges.evidence.spans import code_span, name_span, typed_span
 from fathom_ray.judges.evidence.terms import keywords, terms
 from fathom_ray.judges.llm.answers import Finding, ItemAnswer
 from fathom_ray.models import ChecklistItem, Fact
@@ -113,8 +114,12 @@ def _item_answer(item: ChecklistItem, facts: Sequence[Fact], whole: str | None =
     if not spans:
         return None
 
-    def unnamed(fact: Fact) -> bool:  # a "which PEP" fact that names no PEP offers a clause alone
-        return kind is AnswerType.NAME and name_span(fact.evidence, item.question) is None
+    def unnamed(fact: Fact) -> int:
+        """0: the fact names what a "which PEP" question asks; 1: it offers a name in code's form
+        ("OVERRIDING SYSTEM VALUE"); 2: a clause alone."""
+        if kind is not AnswerType.NAME or name_span(fact.evidence, item.question) is not None:
+            return 0
+        return 1 if code_span(fact.evidence, item.question) is not None else 2
 
     subject = _subject_words(item.question) if kind in CHECKABLE else set()
     spans.sort(

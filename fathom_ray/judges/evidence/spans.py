@@ -1,8 +1,10 @@
 """Typed answer spans: the part of a fact's evidence that answers a question, copied verbatim.
 
 The span is what a reader wants on the answer line: the version ("3.8"), the date, the person
-("Emily Morehouse"), the number, the name ("PEP 572"), or, for a definition or a yes/no question,
-the sentence's first clause. It is found by the question's answer type (``answer_types``) and
+("Emily Morehouse"), the number, the name ("PEP 572"; where the sentence names none after the
+question's head, a name in code's form: "--branch", "requests.exceptions.JSONDecodeError",
+"OVERRIDING SYSTEM VALUE"), or, for a definition, a description ("what ability") or a yes/no
+question, the sentence's first clause. It is found by the question's answer type (``answer_types``) and
 surface features of the evidence, as in classic question answering, and is always a substring of
 the evidence, so the answer line says nothing its fact does not.
 """
@@ -22,6 +24,7 @@ _VERSION_AFTER_WORD = re.compile(
     re.I,
 )
 _VERSION_NUMBER = re.compile(rf"(?<![\w.]){_VERSION}")
+_CAPITALISED = re.compile(r"\b[A-Z][A-Za-z]*[a-z][A-Za-z]*\b")
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
 _FULL_DATE = re.compile(
     rf"\b\d{{4}}-\d{{2}}-\d{{2}}\b|\b(?:{_MONTHS})\s+\d{{1,2}},?\s+\d{{4}}\b|\b\d{{1,2}}\s+(?:{_MONTHS})\s+\d{{4}}\b",
@@ -55,6 +58,26 @@ _STOP_HEAD = frozenset(
 )
 _IDENTIFIER_AFTER = r"\s+((?:[\w.-]*\d[\w.-]*|[A-Z][\w.-]*)(?<![.-]))"  # never a closing full stop
 _CODE_BEFORE = r"([A-Za-z_][\w.]*)\s+"
+_CODE_NAME = re.compile(
+    r"(?<![\w-])--?[A-Za-z][\w-]*(?:=[\w.:-]+)?"  # an option
+    r"|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?"  # a dotted name
+    r"|\b[A-Za-z_]\w*\(\)"  # a called name
+    r"|\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b"  # snake_case, SCREAMING_CASE
+    r"|\b[A-Z]{2,}(?:[ \t]+[A-Z]{2,})+\b"  # a keyword phrase in capitals
+)
+_DESCRIBED = frozenset(  # heads whose answer is a description ("what ability"), not a name
+    (
+        *("ability", "change", "feature", "difference", "reason", "purpose", "benefit", "advantage"),
+        *("problem", "effect", "behaviour", "behavior", "improvement", "way", "role", "kind", "sort"),
+        *("type", "use"),
+    )
+)
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+|\bwww\.\S+", re.I)
+_CODE_KINDS = (
+    (re.compile(r"\b(?:exception|error|warning)s?\b"), re.compile(r"(?:Error|Exception|Warning)$")),
+    (re.compile(r"\b(?:option|flag|switch)s?\b"), re.compile(r"^-")),
+    (re.compile(r"\b(?:function|method|call)s?\b"), re.compile(r"\(\)$")),
+)
 _CLAUSE_END = re.compile(r"[.;:!?](?=\s|$)|,\s|\s[\u2013\u2014-]\s")
 
 
@@ -65,7 +88,7 @@ def typed_span(evidence: str, question: str, kind: AnswerType) -> str | None:
     if kind in _TYPED:
         return _TYPED[kind](evidence, question)
     if kind is AnswerType.NAME:
-        return name_span(evidence, question) or short_clause(evidence)
+        return name_span(evidence, question) or code_span(evidence, question) or short_clause(evidence)
     return short_clause(evidence)
 
 
@@ -84,7 +107,12 @@ def short_clause(evidence: str) -> str | None:
 
 
 def _version(evidence: str, question: str) -> str | None:
-    found = _VERSION_AFTER_WORD.search(evidence) or _VERSION_NUMBER.search(evidence)
+    """A version after the name of what the question asks about ("SQLite 3.37.0" for "which SQLite
+    version", before another version the sentence names), after a word that says "version", or
+    the first."""
+    names = sorted({w for w in _CAPITALISED.findall(question) if w.lower() != "which"}, key=len, reverse=True)
+    named = re.search(rf"\b(?:{'|'.join(map(re.escape, names))})\s+({_VERSION})", evidence) if names else None
+    found = named or _VERSION_AFTER_WORD.search(evidence) or _VERSION_NUMBER.search(evidence)
     return None if found is None else found.group(found.lastindex or 0)
 
 
@@ -132,6 +160,29 @@ def name_span(evidence: str, question: str) -> str | None:
         if before is not None and before.group(1).lower() not in _STOP_HEAD:
             return before.group(0)
     return None
+
+
+def code_span(evidence: str, question: str) -> str | None:
+    """The first name in code's form that the evidence says and the question does not: an option
+    ("--branch", "--date=rfc2822"), a dotted or called name ("requests.exceptions.JSONDecodeError",
+    "breakpoint()"), a snake_case or SCREAMING_CASE name ("inherit_errexit", "BASH_COMPAT") or a
+    keyword phrase in capitals ("OVERRIDING SYSTEM VALUE"). Such a name answers "which option",
+    "which exception" or "what must the statement specify" where the sentence around it does not;
+    one whose kind the question's head names ("exception": a name ending in Error) comes first."""
+    heads = _heads(question)
+    if heads and heads[-1].lower().rstrip("s") in _DESCRIBED:
+        return None  # "what ability", "which change": a description, not a name, answers it
+    asked = question.casefold()
+    plain = _URL.sub(lambda m: " " * len(m.group(0)), evidence)  # a URL's host is no dotted name
+    found = [m.group(0) for m in _CODE_NAME.finditer(plain)]
+    fresh = [name for name in dict.fromkeys(found) if name.casefold() not in asked]
+    if not fresh:
+        return None
+    head = " ".join(heads[:1]).lower()
+    for kind, shape in _CODE_KINDS:
+        if kind.search(head):
+            return next((name for name in fresh if shape.search(name)), fresh[0])
+    return fresh[0]
 
 
 def _heads(question: str) -> list[str]:
