@@ -15,8 +15,8 @@ best offers the answer type, then (for a version, date, person or number) the on
 what the question is about ("assignment expressions", not another feature's "New in version 3.6"),
 then the most confident; for a "which" question, a fact that names what it asks before one that
 offers a name in code's form, and that before one that offers a clause alone; a person comes only
-from a fact that says a word of the question itself. A version, date, person or number question whose facts hold no such
-span has no answer. Another page's fact about the item that offers a
+from a fact that says a word of the question itself. A version, date, person or number question
+whose facts hold no such span has no answer. Another page's fact about the item that offers a
 different value as well and nearly as confidently (or that the ledger marks as contradicting the
 best) is the other value of a conflicting answer, unless its own evidence also holds the best one.
 """
