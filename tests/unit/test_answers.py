@@ -228,6 +228,7 @@ def test_a_description_is_asked_a_clause_and_a_url_is_no_code_name() -> None:
     said = "The shell can now open archives with the .archive command and the -A option."
     assert typed_span(said, ability, expected_type(ability)) == short_clause(said)
     assert code_span("Clone it from https://git.example.test/repo.git today.", "Which URL?") is None
+    assert code_span("Some flags (e.g. the -v flag, i.e. verbose) help.", "Which flag helps?") == "-v"
 
 
 def test_a_fact_with_a_name_in_code_form_answers_before_a_likelier_clause() -> None:

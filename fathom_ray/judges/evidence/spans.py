@@ -72,6 +72,7 @@ _DESCRIBED = frozenset(  # heads whose answer is a description ("what ability"),
         *("type", "use"),
     )
 )
+_ABBREVIATION = re.compile(r"[A-Za-z](?:\.[A-Za-z])+")  # "e.g", "i.e": a dotted name of letters alone
 _URL = re.compile(r"\b[a-z][a-z0-9+.-]*://\S+|\bwww\.\S+", re.I)
 _CODE_KINDS = (
     (re.compile(r"\b(?:exception|error|warning)s?\b"), re.compile(r"(?:Error|Exception|Warning)$")),
@@ -175,7 +176,7 @@ def code_span(evidence: str, question: str) -> str | None:
     asked = question.casefold()
     plain = _URL.sub(lambda m: " " * len(m.group(0)), evidence)  # a URL's host is no dotted name
     found = [m.group(0) for m in _CODE_NAME.finditer(plain)]
-    fresh = [name for name in dict.fromkeys(found) if name.casefold() not in asked]
+    fresh = [n for n in dict.fromkeys(found) if n.casefold() not in asked and not _ABBREVIATION.fullmatch(n)]
     if not fresh:
         return None
     head = " ".join(heads[:1]).lower()
