@@ -177,5 +177,4 @@ def is_hub(url: str) -> bool:
     ``index.en.html``, ``README.html``, ``genindex.html``, ``contents.html``): pages that list the
     site's topics and match every query about them, but rarely state an answer themselves."""
     path = urlsplit(url).path
-    last = path.rstrip("/").rsplit("/", 1)[-1] if path.strip("/") else ""
-    return not last or path.endswith("/") or bool(_HUB_PAGES.match(last))
+    return not path or path.endswith("/") or bool(_HUB_PAGES.match(path.rsplit("/", 1)[-1]))
