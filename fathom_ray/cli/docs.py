@@ -10,6 +10,7 @@ document store actor owns the store: every command here (and ``ask``) attaches a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -198,10 +199,29 @@ def add_on_ray(
 
     from actors.ingestion import start_document_parts  # noqa: PLC0415
 
+    started: list[tuple[Any, Any]] = []
+
+    def parts() -> tuple[Any, Any]:
+        started.append(start_document_parts(settings))
+        return started[-1]
+
     try:
-        return _ingest(paths, settings, progress, lambda: start_document_parts(settings))
+        return _ingest(paths, settings, progress, parts)
     finally:
+        for documents, embedder in started:
+            _release(documents, embedder)
         ray.shutdown()
+
+
+def _release(documents: Any, embedder: Any) -> None:
+    """Close the store actor's folder before this command leaves the cluster: an actor the driver
+    owned dies some time after the driver does, and the next command must find the folder free."""
+    import ray  # noqa: PLC0415
+
+    with contextlib.suppress(ray.exceptions.RayError):  # a lost actor holds nothing
+        ray.get(documents.stop.remote(), timeout=60)
+    for handle in (documents, embedder):
+        ray.kill(handle)
 
 
 def _ingest(
