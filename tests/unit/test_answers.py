@@ -10,7 +10,7 @@ from fathom_ray.judges.evidence.answer_types import AnswerType, expected_type
 from fathom_ray.judges.evidence.compose import item_answers
 from fathom_ray.judges.evidence.decompose import decompose
 from fathom_ray.judges.evidence.judge import EvidenceJudge
-from fathom_ray.judges.evidence.spans import code_span, short_clause, typed_span
+from fathom_ray.judges.evidence.spans import code_span, defined_term, short_clause, term_span, typed_span
 from fathom_ray.judges.llm.answers import ItemAnswer
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact
 from fathom_ray.research.answer_sheet import AnswerStatus, answer_sheet, from_json, ticked, to_json
@@ -288,3 +288,71 @@ def test_a_person_comes_only_from_a_fact_that_names_what_the_question_asks_about
     assert item_answers(checklist, [patch]) == []
     (claim,) = item_answers(checklist, [patch, pep])
     assert (claim.item, claim.answer, claim.fact_ids) == ("Q3", "Chris Angelico", ["F2"])
+
+
+SHOPT = """The shopt builtin
+These options change the shell's behaviour.
+huponexit
+If set, Bash will send SIGHUP to all jobs when an interactive login shell exits.
+inherit_errexit
+If set, command substitution inherits the value of the errexit option, instead of unsetting it in the
+subshell environment.
+"""
+ASKED = (
+    "A style guide says scripts should start with a particular set option so that errors are detected. "
+    "In Bash, which shopt option makes command substitution inherit that option's value instead of "
+    "unsetting it in the subshell?"
+)
+
+
+@pytest.mark.parametrize(
+    ("line", "term"),
+    [
+        ("inherit_errexit", True),
+        ("- --branch <name>", True),
+        ("BASH_COMPAT \u00b6", True),
+        ("json.JSONDecodeError", True),
+        ("Version 2.1.1\u00b6", False),  # a release's heading, not a term in code's form
+        ("Python 3.11", False),
+        ("See PEP 673.", False),  # a sentence
+        ("Use the --depth option of git clone to cut it", False),  # too many words for a term
+    ],
+)
+def test_a_defined_term_is_a_few_words_in_codes_form_and_no_sentence(line: str, term: bool) -> None:
+    assert defined_term(line) is term
+
+
+def test_a_described_term_joins_its_description_and_answers_which_option() -> None:
+    checklist = [ChecklistItem("Q1", ASKED)]
+    facts = judged_facts(checklist, SHOPT, "http://www.gnu.test/bash/manual/shopt.html")
+    described = [f for f in facts if "command substitution inherits" in f.evidence]
+    assert described, facts
+    assert described[0].evidence.startswith("inherit_errexit\nIf set")  # verbatim: the page's own lines
+    assert described[0].evidence in SHOPT
+    assert term_span(described[0].evidence, ASKED) == "inherit_errexit"
+    assert term_span("- --branch <name>\nCheck out this branch.", "Which option of git clone?") == "--branch"
+    assert term_span("inherit_errexit\nIf set, ...", "What does inherit_errexit do?") is None  # said already
+    assert term_span("inherit_errexit", ASKED) is None  # no description under it
+
+
+def test_the_fact_that_says_the_asking_sentence_answers_it_not_the_one_that_says_the_statement() -> None:
+    checklist = [ChecklistItem("Q1", ASKED)]
+    bridge = Fact(
+        "F1",
+        "",
+        "Scripts should start with set -e so that errors are detected; the -e option stops them.",
+        "http://policy.test/scripts.html",
+        ("Q1",),
+        0.8,
+    )
+    term = Fact(
+        "F2",
+        "",
+        "inherit_errexit\nIf set, command substitution inherits the value of the errexit option, instead of "
+        "unsetting it in the subshell environment.",
+        "http://www.gnu.test/bash/manual/shopt.html",
+        ("Q1",),
+        0.6,
+    )
+    (answer,) = item_answers(checklist, [bridge, term])
+    assert (answer.answer, answer.fact_ids[0]) == ("inherit_errexit", "F2")

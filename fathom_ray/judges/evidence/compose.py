@@ -14,7 +14,10 @@ The answers are each item's typed span (``spans``) from its best fact: the fact 
 best offers the answer type, then (for a version, date, person or number) the one that says most of
 what the question is about ("assignment expressions", not another feature's "New in version 3.6"),
 then the most confident; for a "which" question, a fact that names what it asks before one that
-offers a name in code's form, and that before one that offers a clause alone; a person comes only
+offers a name in code's form (the term a reference page's description defines among them:
+"inherit_errexit" over "If set, ..."), and that before one that offers a clause alone, and among
+equals the fact that says more of the sentence that asks (past the statements before it, which the
+bridge's fact says) before a name's capitals or confidence count; a person comes only
 from a fact that says a word of the question itself. A version, date, person or number question
 whose facts hold no such span has no answer. Another page's fact about the item that offers a
 different value as well and nearly as confidently (or that the ledger marks as contradicting the
@@ -27,8 +30,9 @@ import re
 from collections.abc import Sequence
 
 from fathom_ray.judges.evidence.answer_types import TYPE_WORDS, AnswerType, expected_type, type_match
+from fathom_ray.judges.evidence.decompose import question_sentences
 from fathom_ray.judges.evidence.queries import FRAME_WORDS
-from fathom_ray.judges.evidence.spans import code_span, name_span, typed_span
+from fathom_ray.judges.evidence.spans import code_span, name_span, term_span, typed_span
 from fathom_ray.judges.evidence.terms import keywords, terms
 from fathom_ray.judges.llm.answers import Finding, ItemAnswer
 from fathom_ray.models import ChecklistItem, Fact
@@ -119,14 +123,19 @@ def _item_answer(item: ChecklistItem, facts: Sequence[Fact], whole: str | None =
         ("OVERRIDING SYSTEM VALUE"); 2: a clause alone."""
         if kind is not AnswerType.NAME or name_span(fact.evidence, item.question) is not None:
             return 0
-        return 1 if code_span(fact.evidence, item.question) is not None else 2
+        offered = term_span(fact.evidence, item.question) or code_span(fact.evidence, item.question)
+        return 1 if offered is not None else 2
 
     subject = _subject_words(item.question) if kind in CHECKABLE else set()
+    asking = _asking_words(item.question)
     spans.sort(
         key=lambda pair: (
             unnamed(pair[0]),
+            # a name's form says little (capitals): what the asking sentence says decides first
+            -len(asking & _said(pair[0].evidence)) if kind is AnswerType.NAME else 0,
             -(type_match(pair[0].evidence, kind) or 0.0),
             -len(subject & _said(pair[0].evidence)),  # a value about what is asked: "assignment expressions"
+            -len(asking & _said(pair[0].evidence)),  # what the asking sentence says, not its statements
             *_rank(pair[0]),
         )
     )
@@ -197,6 +206,18 @@ def _asked_words(question: str, framing: frozenset[str] = frozenset()) -> set[st
     asked = question.split(" (", 1)[0]
     head = _ASKED_KIND.search(asked)
     return _said(asked) - {*TYPE_WORDS, *framing, *([head.group(1).casefold()] if head else [])}
+
+
+def _asking_words(question: str) -> set[str]:
+    """The words of the sentence that asks, past those of the statements before it ("Debian Policy
+    says scripts should start with a set option. Which shopt option makes command substitution
+    inherit that option's value?": shopt, makes, command, substitution, ...): the fact that says
+    them answers it; one that says the statements names the bridge. Empty for one sentence."""
+    sentences = question_sentences(question.split(" (", 1)[0])
+    if len(sentences) < 2:
+        return set()
+    said_before = _said(" ".join(sentences[:-1]))
+    return _asked_words(sentences[-1], FRAME_WORDS) - said_before
 
 
 def _said(text: str) -> set[str]:

@@ -28,6 +28,7 @@ from fathom_ray.judges.evidence.passages import (
 )
 from fathom_ray.judges.evidence.queries import discover
 from fathom_ray.judges.evidence.sentences import Sentence, split_sentences
+from fathom_ray.judges.evidence.spans import defined_term
 from fathom_ray.judges.llm import answers
 from fathom_ray.judges.llm.prompts import MAX_LINKS_IN_PROMPT
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact, Usage
@@ -235,7 +236,7 @@ def _claim(sentences: Sequence[Sentence], text: str, index: int) -> tuple[str, s
     sentence = sentences[index]
     previous = sentences[index - 1] if index > 0 else None
     leans = sentence.text[:1].islower() or sentence.text.lower().startswith(_LEANING)
-    if previous is not None and leans and not previous.is_heading:
+    if previous is not None and ((leans and not previous.is_heading) or defined_term(previous.plain)):
         evidence = text[previous.start : sentence.end]
         claim = f"{previous.plain} {sentence.plain}"
         if len(claim) <= MAX_CLAIM_CHARS and len(evidence) <= MAX_EVIDENCE_CHARS:

@@ -79,6 +79,10 @@ _CODE_KINDS = (
     (re.compile(r"\b(?:option|flag|switch)s?\b"), re.compile(r"^-")),
     (re.compile(r"\b(?:function|method|call)s?\b"), re.compile(r"\(\)$")),
 )
+MAX_TERM_WORDS = 4
+_BULLET = re.compile(r"^[-\u2022*]\s+")
+_ARGUMENT = re.compile(r"\s+<[^<>]*>$")
+_CODE_WORD = re.compile(r"^-{1,2}\w|[A-Za-z0-9]_[A-Za-z]|[a-z]\.[A-Za-z]|\w\(\)|^<|^\[")
 _CLAUSE_END = re.compile(r"[.;:!?](?=\s|$)|,\s|\s[\u2013\u2014-]\s")
 
 
@@ -89,8 +93,42 @@ def typed_span(evidence: str, question: str, kind: AnswerType) -> str | None:
     if kind in _TYPED:
         return _TYPED[kind](evidence, question)
     if kind is AnswerType.NAME:
-        return name_span(evidence, question) or code_span(evidence, question) or short_clause(evidence)
+        return (
+            term_span(evidence, question)
+            or name_span(evidence, question)
+            or code_span(evidence, question)
+            or short_clause(evidence)
+        )
     return short_clause(evidence)
+
+
+def defined_term(line: str) -> bool:
+    """Whether ``line`` is the term a description under it defines, as reference pages list options,
+    variables and settings ("inherit_errexit", "- --branch <name>", "BASH_COMPAT ¶"): a few words,
+    no sentence, one of them in code's form. A sentence describing it leaves it unsaid ("If set,
+    command substitution inherits ..."), so a fact holds both."""
+    words = _term(line).split()
+    if not 0 < len(words) <= MAX_TERM_WORDS or line.rstrip()[-1] in ".!?:;,":
+        return False
+    return any(_CODE_WORD.search(w) for w in words)
+
+
+def term_span(evidence: str, question: str) -> str | None:
+    """The term the evidence's description defines (its first line, when that is a defined term the
+    question does not say): what "which shopt option ..." asks of "inherit_errexit / If set, ..."."""
+    first, newline, rest = evidence.strip().partition("\n")
+    heads = _heads(question)
+    if not newline or not rest.strip() or not defined_term(first.strip()):
+        return None
+    if heads and heads[-1].lower().rstrip("s") in _DESCRIBED:
+        return None
+    term = _term(first)
+    return None if term.casefold() in question.casefold() else term
+
+
+def _term(line: str) -> str:
+    """The term of a term line, without its bullet, permalink mark and argument ("--branch <name>")."""
+    return _ARGUMENT.sub("", _BULLET.sub("", line.strip()).rstrip("\u00b6 "))
 
 
 def short_clause(evidence: str) -> str | None:
