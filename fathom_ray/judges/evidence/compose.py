@@ -128,17 +128,22 @@ def _item_answer(item: ChecklistItem, facts: Sequence[Fact], whole: str | None =
 
     subject = _subject_words(item.question) if kind in CHECKABLE else set()
     asking = _asking_words(item.question)
-    spans.sort(
-        key=lambda pair: (
-            unnamed(pair[0]),
-            # a name's form says little (capitals): what the asking sentence says decides first
-            -len(asking & _said(pair[0].evidence)) if kind is AnswerType.NAME else 0,
-            -(type_match(pair[0].evidence, kind) or 0.0),
-            -len(subject & _said(pair[0].evidence)),  # a value about what is asked: "assignment expressions"
-            -len(asking & _said(pair[0].evidence)),  # what the asking sentence says, not its statements
-            *_rank(pair[0]),
+
+    def order(pair: tuple[Fact, str]) -> tuple[float | str, ...]:
+        fact = pair[0]
+        said = _said(fact.evidence)
+        asks = -len(asking & said)  # what the asking sentence says, not its statements
+        named = kind is AnswerType.NAME  # a name's form says little (capitals): the asking sentence first
+        return (
+            unnamed(fact),
+            asks if named else 0,
+            -(type_match(fact.evidence, kind) or 0.0),
+            -len(subject & said),  # a value about what is asked: "assignment expressions"
+            0 if named else asks,
+            *_rank(fact),
         )
-    )
+
+    spans.sort(key=order)
     best, span = spans[0]
     twins = [f.id for f, s in spans[1:] if _same(s, span)][:3]
     other = _conflict(best, span, spans[1:], item.question)

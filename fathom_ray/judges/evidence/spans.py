@@ -117,10 +117,7 @@ def term_span(evidence: str, question: str) -> str | None:
     """The term the evidence's description defines (its first line, when that is a defined term the
     question does not say): what "which shopt option ..." asks of "inherit_errexit / If set, ..."."""
     first, newline, rest = evidence.strip().partition("\n")
-    heads = _heads(question)
-    if not newline or not rest.strip() or not defined_term(first.strip()):
-        return None
-    if heads and heads[-1].lower().rstrip("s") in _DESCRIBED:
+    if not newline or not rest.strip() or not defined_term(first.strip()) or _asks_description(question):
         return None
     term = _term(first)
     return None if term.casefold() in question.casefold() else term
@@ -208,9 +205,9 @@ def code_span(evidence: str, question: str) -> str | None:
     keyword phrase in capitals ("OVERRIDING SYSTEM VALUE"). Such a name answers "which option",
     "which exception" or "what must the statement specify" where the sentence around it does not;
     one whose kind the question's head names ("exception": a name ending in Error) comes first."""
+    if _asks_description(question):
+        return None
     heads = _heads(question)
-    if heads and heads[-1].lower().rstrip("s") in _DESCRIBED:
-        return None  # "what ability", "which change": a description, not a name, answers it
     asked = question.casefold()
     plain = _URL.sub(lambda m: " " * len(m.group(0)), evidence)  # a URL's host is no dotted name
     found = [m.group(0) for m in _CODE_NAME.finditer(plain)]
@@ -222,6 +219,13 @@ def code_span(evidence: str, question: str) -> str | None:
         if kind.search(head):
             return next((name for name in fresh if shape.search(name)), fresh[0])
     return fresh[0]
+
+
+def _asks_description(question: str) -> bool:
+    """Whether the question's head asks for a description ("what ability", "which change"), which
+    no name answers."""
+    heads = _heads(question)
+    return bool(heads) and heads[-1].lower().rstrip("s") in _DESCRIBED
 
 
 def _heads(question: str) -> list[str]:
