@@ -21,7 +21,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import AnyHttpUrl, BaseModel, ConfigDict, Field, model_validator
 
 from fathom_ray.errors import FathomError, SessionNotFoundError
-from fathom_ray.models import GOAL_MAX_CHARS, GOAL_MIN_CHARS, MAX_PAGES, MAX_SEEDS, ResearchRequest
+from fathom_ray.models import GOAL_MAX_CHARS, GOAL_MIN_CHARS, MAX_PAGES, MAX_SEEDS, Event, ResearchRequest
 from fathom_ray.research.presets import DEFAULT_DEPTH
 from fathom_ray.research.report_html import render_fragment
 from fathom_ray.research.results import ResearchResult, status_document
@@ -256,11 +256,21 @@ def _attachment(body: bytes, media_type: str, filename: str) -> Response:
     )
 
 
-async def _ended(manager: SessionManager, session_id: str, after: int) -> bool:
-    """Whether the session no longer runs and no event came after ``after`` in the meantime."""
+async def _ended(manager: SessionManager, session_id: str, after: int) -> tuple[bool, Event | None]:
+    """Whether the session no longer runs and no event came after ``after`` in the meantime; and then
+    its terminal event where the event at ``after`` is not it. A run resumed from its checkpoint (its
+    actor restarted, or adopted by another replica) numbers on from its last saved event, so a
+    client may stand past an end it was never sent: it gets that end now, not a stream that ends
+    without one (the page would reconnect for ever)."""
     if (await manager.result(session_id)).status == RUNNING:
-        return False
-    return not await manager.events(session_id, after)
+        return False, None
+    if await manager.events(session_id, after):
+        return False, None
+    at = await manager.events(session_id, after - 1) if after else []
+    if at and at[0].type.is_terminal:
+        return True, None
+    logged = await manager.events(session_id, 0)
+    return True, (logged[-1] if logged and logged[-1].type.is_terminal else None)
 
 
 async def _events(
@@ -287,7 +297,9 @@ async def _events(
                 due = time.monotonic() - last_sent >= heartbeat_s
                 if not checked or due:
                     checked = True
-                    finished = await _ended(manager, session_id, after)
+                    finished, end = await _ended(manager, session_id, after)
+                    if end is not None:
+                        yield encode(end)
                 if due and not finished:
                     yield HEARTBEAT
                     last_sent = time.monotonic()

@@ -288,6 +288,7 @@ class SessionView {
           failures = 0;
           this.apply(message.type, message.data);
         }
+        if (!this.finished && await this.over()) this.finish("complete"); // ended with no end sent
       } catch (error) {
         if (this.finished) return;
         if (++failures > RECONNECTS) { this.status(`the stream keeps dropping: ${error.message}`); return; }
@@ -295,6 +296,11 @@ class SessionView {
         await new Promise((resolve) => setTimeout(resolve, 300 * 2 ** failures));
       }
     }
+  }
+
+  async over() { // whether the session no longer runs (its status, not its stream, says)
+    const response = await api(`/research/${encodeURIComponent(this.id)}`);
+    return response.ok && (await response.json()).status !== "running";
   }
 
   async finish(how) {

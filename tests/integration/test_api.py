@@ -122,6 +122,38 @@ def test_a_stream_resumed_after_its_last_event_ends_at_once(api: Server) -> None
     assert not [line for line in lines if line.startswith("event:")]
 
 
+def test_a_client_past_the_end_it_was_never_sent_gets_that_end() -> None:
+    """A run resumed from its checkpoint numbers on from its last saved event, so a client may stand
+    past the end (Last-Event-ID beyond the terminal event): it is sent that end, and the stream ends.
+    A log that holds no end (the run's failure lost with its actor) ends the stream with nothing."""
+    unended = [step for step in SCRIPT if not step[0].is_terminal]
+    server = Server(FakeSessions(), ApiSettings(heartbeat_s=0.3))
+    try:
+        with httpx.Client(base_url=server.url, timeout=10) as client:
+            session_id = client.post("/research", json=GOAL).json()["id"]
+            with client.stream("GET", f"/research/{session_id}/stream") as stream:
+                last = read_stream(stream)[-1]
+            assert last[0] == "complete"
+            past = {"Last-Event-ID": str(last[1] + 5)}
+            with client.stream("GET", f"/research/{session_id}/stream", headers=past) as stream:
+                assert [e[:3] for e in read_stream(stream)] == [last[:3]]
+            before = {"Last-Event-ID": str(last[1] - 1)}  # the client not yet at the end reads on to it
+            with client.stream("GET", f"/research/{session_id}/stream", headers=before) as stream:
+                assert [e[:3] for e in read_stream(stream)] == [last[:3]]
+    finally:
+        server.stop()
+    server = Server(FakeSessions(script=unended), ApiSettings(heartbeat_s=0.3))
+    try:
+        with httpx.Client(base_url=server.url, timeout=10) as client:
+            session_id = client.post("/research", json=GOAL).json()["id"]
+            with client.stream("GET", f"/research/{session_id}/stream") as stream:
+                events = read_stream(stream)
+            assert [e[0] for e in events] == [kind.value for kind, _ in unended]
+            assert client.get(f"/research/{session_id}").json()["status"] == "complete"
+    finally:
+        server.stop()
+
+
 def test_bearer_token_guards_everything_but_health() -> None:
     server = Server(FakeSessions(), ApiSettings(token=SecretStr("s3cret")))
     try:

@@ -323,6 +323,23 @@ def test_a_stopped_session_ends_every_page_and_unknown_addresses_say_so(browser:
         server.stop()
 
 
+def test_a_stream_that_ends_without_its_end_event_still_finishes_the_view(browser: Browser) -> None:
+    """The session ended but its log holds no end (its run's last events were lost with its actor):
+    the stream ends with nothing more, and the page asks the session's status instead of
+    reconnecting for ever."""
+    unended = [step for step in script("3.8 added it", "added in 3.8", URL) if not step[0].is_terminal]
+    server = Server(FakeSessions(step_s=0.05, script=unended), ApiSettings(heartbeat_s=0.3))
+    try:
+        page = open_page(browser, f"{server.url}/")
+        page.get_by_label("Goal").fill(GOAL)
+        page.get_by_role("button", name="Start research").click()
+        expect(page.locator("#s-status")).to_have_text("complete", timeout=15_000)
+        expect(page.get_by_role("button", name="Stop")).to_be_disabled()
+        assert not page.errors  # type: ignore[attr-defined]
+    finally:
+        server.stop()
+
+
 VIEWS = ("/", "/sessions/s1", "/sessions", "/library", "/operations", "/nope")
 
 
