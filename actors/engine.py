@@ -261,17 +261,21 @@ def run_session_here(
     service = SessionService(
         engine.settings, session_id, request, engine.directory, engine.network, own_process=False
     )
+    return asyncio.run(follow_session(service, on_events, poll_s))
 
-    async def drive() -> SessionOutcome:
-        run = asyncio.ensure_future(service.run())
-        seen = 0
-        while True:
-            done, _ = await asyncio.wait([run], timeout=poll_s)
-            seen = _handed_on(await service.events_since(seen), seen, on_events)
-            if done:
-                return run.result()
 
-    return asyncio.run(drive())
+async def follow_session(
+    service: SessionService, on_events: Callable[[list[Event]], None], poll_s: float
+) -> SessionOutcome:
+    """Run ``service``'s session here, handing its events on every ``poll_s`` as they come (the
+    last of them before it returns); its outcome."""
+    run = asyncio.ensure_future(service.run())
+    seen = 0
+    while True:
+        done, _ = await asyncio.wait([run], timeout=poll_s)
+        seen = _handed_on(await service.events_since(seen), seen, on_events)
+        if done:
+            return run.result()
 
 
 def _handed_on(events: list[Event], seen: int, on_events: Callable[[list[Event]], None]) -> int:

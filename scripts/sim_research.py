@@ -187,6 +187,10 @@ async def one(
         "goal_ranking": goal,
         "checklist": [(i.question, i.satisfied) for i in state.checklist],
         "facts": len(state.fact_ledger.facts),
+        "evidence_kept": [  # each fact's id, verbatim evidence and page, for reading a run
+            (f.id, f.evidence, f.source_url) for f in state.fact_ledger.facts
+        ],
+        "answers": [answer_json(a) for a in state.answers],
         "answer_line": answer_match(
             answer_lines({"answers": [answer_json(a) for a in state.answers]}),
             question["answer"],

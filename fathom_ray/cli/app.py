@@ -11,7 +11,6 @@ import functools
 import json
 import signal
 import time
-from importlib.metadata import version
 from pathlib import Path
 from typing import Annotated, NoReturn
 
@@ -21,15 +20,12 @@ from rich.console import Console
 from fathom_ray.cli.attach import EngineChoice, choose_engine, engine_network
 from fathom_ray.cli.choices import DEPTHS, Method, Search, Transport, Web
 from fathom_ray.cli.docs import ask_command, docs_app
-from fathom_ray.cli.doctor import cluster_plan, run_checks
 from fathom_ray.cli.engine import hold_engine, start_kept_engine, stop_kept_engine
 from fathom_ray.cli.ledger import ledger_command
 from fathom_ray.cli.metrics import metrics_command
 from fathom_ray.cli.research import answer_lines, run_research, run_swarm, serve_forever
 from fathom_ray.cli.running import fail, serve_until_interrupted, settings_or_exit
-from fathom_ray.cli.startup import startup_timings
 from fathom_ray.cli.tables import table
-from fathom_ray.cli.web import build_index, run_search
 from fathom_ray.errors import FathomError, InvalidRequestError
 from fathom_ray.models import MAX_PAGES, ResearchRequest
 from fathom_ray.operations.engine_file import since
@@ -37,8 +33,6 @@ from fathom_ray.research.presets import PRESETS
 from fathom_ray.research.results import write_results
 from fathom_ray.settings import Settings
 from fathom_ray.swarm.plan import MAX_AGENTS
-from fathom_ray.testweb.server import TestWeb
-from fathom_ray.testweb.sites import SITES
 from fathom_ray.web.network import NetworkMap, settings_for
 
 MAX_FACTS_PRINTED = 12
@@ -58,6 +52,8 @@ app.command("metrics")(metrics_command)
 
 def _show_version(value: bool) -> None:
     if value:
+        from importlib.metadata import version  # noqa: PLC0415 (loaded for this command only)
+
         console.print(f"fathom-ray {version('fathom-ray')}")
         raise typer.Exit
 
@@ -124,6 +120,8 @@ def doctor(
     if timings:
         _print_timings(settings, web, json_out)
         return
+    from fathom_ray.cli.doctor import cluster_plan, run_checks  # noqa: PLC0415 (loaded for this command only)
+
     checks = [
         (check.name, "[green]ok[/green]" if check.ok else "[yellow]attention[/yellow]", check.detail)
         for check in run_checks(settings)
@@ -149,6 +147,8 @@ def _print_timings(settings: Settings, web: Web, json_out: bool) -> None:
     with contextlib.ExitStack() as stack:
         network = _network(stack, settings, web, choice)
         try:
+            from fathom_ray.cli.startup import startup_timings  # noqa: PLC0415 (loaded for this command only)
+
             rows = startup_timings(settings_for(settings, network), network, choice, say, began)
         except FathomError as e:
             _fail(e)
@@ -365,6 +365,9 @@ def serve_testweb(
     """Serve the offline test web (Debian's documentation sites, search.test, fault hosts) until Ctrl-C."""
     console.print("starting the offline web (a first start builds its search index, about a minute)")
     try:
+        from fathom_ray.testweb.server import TestWeb  # noqa: PLC0415 (loaded for this command only)
+        from fathom_ray.testweb.sites import SITES  # noqa: PLC0415
+
         web = TestWeb(port=port).start()
     except (FileNotFoundError, OSError) as e:
         _fail(e)
@@ -405,6 +408,8 @@ def index(
     with contextlib.ExitStack() as stack:
         network = _network(stack, settings, web)
         try:
+            from fathom_ray.cli.web import build_index  # noqa: PLC0415 (loaded for this command only)
+
             report = build_index(
                 settings,
                 paths,
@@ -438,6 +443,8 @@ def search(
         network = _network(stack, settings, web)
         used = settings_for(settings, network, backend and backend.value)
         try:
+            from fathom_ray.cli.web import run_search  # noqa: PLC0415 (loaded for this command only)
+
             results = run_search(used, network, query, limit)
         except FathomError as e:
             _fail(e)
@@ -542,6 +549,8 @@ def _network(
     if web is Web.INTERNET:
         return NetworkMap()
     try:
+        from fathom_ray.testweb.server import TestWeb  # noqa: PLC0415 (the offline web's commands only)
+
         test_web = stack.enter_context(TestWeb())
         if kept:
             test_web.index  # noqa: B018 (waits for the load; a failed load raises)

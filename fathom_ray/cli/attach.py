@@ -129,11 +129,15 @@ def attached_engine(found: EngineFile, settings: Settings, report: Callable[[str
 
 
 @contextmanager
-def published(engine: Engine, network: NetworkMap, by: str, idle_timeout_s: float | None) -> Iterator[Any]:
+def published(
+    engine: Engine, network: NetworkMap, by: str, idle_timeout_s: float | None, *, door: bool = False
+) -> Iterator[Any]:
     """``engine`` kept for other commands for the block, warmed first (``actors.warm_up``): its
-    keeper actor and ``engine.json``."""
+    keeper actor and ``engine.json``; with ``door``, the socket through which commands run their
+    sessions in this process (``actors.engine_door``)."""
     import ray  # noqa: PLC0415
 
+    from actors.engine_door import open_door  # noqa: PLC0415
     from actors.engine_keeper import engine_keeper_actor  # noqa: PLC0415
     from actors.warm_up import warm_up  # noqa: PLC0415
 
@@ -142,6 +146,7 @@ def published(engine: Engine, network: NetworkMap, by: str, idle_timeout_s: floa
     name = engine.directory.name("keeper")
     keeper = engine_keeper_actor(name).remote(engine)
     ray.get(keeper.clients.remote(), timeout=60)
+    opened = open_door(engine, keeper) if door else None
     context = ray.get_runtime_context()
     data_dir = engine.settings.data_dir
     write_engine(
@@ -158,12 +163,15 @@ def published(engine: Engine, network: NetworkMap, by: str, idle_timeout_s: floa
             idle_timeout_s=idle_timeout_s,
             dashboard=engine.dashboard_url,
             metrics=engine.metrics_url,
+            door=str(opened.path) if opened is not None else None,
         ),
     )
     try:
         yield keeper
     finally:
         remove_engine(data_dir, os.getpid())
+        if opened is not None:
+            opened.close()
 
 
 def hold_until_idle(keeper: Any, idle_timeout_s: float, poll_s: float = 2.0) -> float:

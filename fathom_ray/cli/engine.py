@@ -109,7 +109,7 @@ def hold_engine(settings: Settings, network: NetworkMap, say: Callable[[str], No
     idle = settings.engine.idle_timeout_s
     with (
         running_engine(settings, network, None, "the engine", say, dashboard=True, kept=True) as engine,
-        published(engine, network, UP, idle) as keeper,
+        published(engine, network, UP, idle, door=True) as keeper,
     ):
         say(f"ready; it stops after {idle:g} s with no command on it, or on `fathom down`")
         waited = hold_until_idle(keeper, idle)

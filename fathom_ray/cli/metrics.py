@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Annotated
 
-import httpx
 import typer
 from rich.console import Console
 
@@ -29,6 +28,8 @@ def metrics_command(
     settings = settings_or_exit(console)
     kept = read_engine(settings.data_dir)
     endpoint = url or (kept and kept.metrics) or f"http://127.0.0.1:{settings.ray.metrics_port}/metrics"
+    import httpx  # noqa: PLC0415 (loaded for this command only)
+
     try:
         response = httpx.get(endpoint, timeout=10)
         response.raise_for_status()

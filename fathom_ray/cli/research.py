@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
 from rich.live import Live
 
 from fathom_ray.cli.attach import EngineChoice, published
+from fathom_ray.cli.door import through_door
 from fathom_ray.cli.live_view import LiveView
 from fathom_ray.cli.running import parts_unused, running_engine, serve_until_interrupted
 from fathom_ray.models import Event, ResearchRequest
@@ -17,7 +19,6 @@ from fathom_ray.research.answer_sheet import AnswerStatus
 from fathom_ray.research.results import ResearchResult
 from fathom_ray.research.session_state import new_session_id
 from fathom_ray.settings import Settings
-from fathom_ray.swarm.bundle import write_bundle
 from fathom_ray.web.network import NetworkMap
 
 
@@ -74,10 +75,23 @@ def run_research(  # noqa: PLR0917 (the command's options, passed on)
     dashboard: bool = False,
     choice: EngineChoice | None = None,
 ) -> ResearchResult:
-    """One session with a live view, on the engine ``choice`` names (or a new one); its result."""
+    """One session with a live view, on the engine ``choice`` names (or a new one); its result.
+    Attached to ``fathom up``'s engine, the session runs in the engine's process, through its door
+    (``fathom_ray.cli.door``): this process loads no Ray."""
+    started = time.monotonic()
+    if choice is not None and choice.attach is not None and address is None and not dashboard:
+        view = LiveView(request.goal)
+        with Live(view.render(), console=console, refresh_per_second=4, transient=True) as live:
+
+            def follow(events: list[Event]) -> None:
+                view.update(events)
+                live.update(view.render())
+
+            done = through_door(choice.attach, settings, request, follow, console.print)
+        if done is not None:
+            return replace(done, wall_s=time.monotonic() - started)
     from actors.engine import run_session_here  # noqa: PLC0415
 
-    started = time.monotonic()
     with running_engine(
         settings,
         network,
@@ -132,6 +146,8 @@ def run_swarm(
         report = run(engine, request, swarm_id, agents)
     for agent in report.result.agents:
         console.print(f"  {agent['agent']}: {agent['status']}, {agent.get('facts', 0)} facts")
+    from fathom_ray.swarm.bundle import write_bundle  # noqa: PLC0415 (a swarm's command only)
+
     written = write_bundle(out, report.files, report.pdf)
     console.print(f"wrote the report bundle: {out / 'index.md'} and {len(written) - 1} more files")
     return report.research

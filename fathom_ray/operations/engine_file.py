@@ -22,6 +22,11 @@ from pathlib import Path
 from typing import IO
 
 ENGINE_FILE = "engine.json"
+DOOR = "engine.sock"
+SOCKET_PATH_BYTES = 100  # a Unix socket's path holds 108 bytes
+# the settings a command's session through the door takes from the engine, not the command: its
+# judge, its stores and its API (the ones that hold secrets, which are never written out)
+ENGINE_SECTIONS = frozenset({"llm", "qdrant", "neo4j", "graph", "api"})
 STORES_LOCK = "stores.lock"
 
 
@@ -38,6 +43,14 @@ class EngineFile:
     idle_timeout_s: float | None  # None: kept until stopped
     dashboard: str | None = None
     metrics: str | None = None  # its node's Prometheus endpoint
+    door: str | None = None  # its Unix socket, where commands run sessions in its process (``fathom up``'s)
+
+
+def door_path(data_dir: Path) -> Path | None:
+    """Where the door of the engine kept for ``data_dir`` is (``actors.engine_door``), or None where
+    the path is too long for a Unix socket (commands then attach through Ray)."""
+    path = data_dir.resolve() / DOOR
+    return path if len(os.fsencode(path)) < SOCKET_PATH_BYTES else None
 
 
 def engine_path(data_dir: Path) -> Path:

@@ -7,12 +7,14 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from fathom_ray.cli.door import read_frame
 from fathom_ray.cli.engine import wait_gone
 from fathom_ray.operations.engine_file import read_engine
 
@@ -67,9 +69,12 @@ def test_commands_attach_to_the_engine_up_keeps_two_at_once_and_down_stops_it(tm
         said = _finished([_research(env, tmp_path / "a"), _research(env, tmp_path / "b")])
         for text in said:
             assert "attached to the engine fathom up started" in text
+            assert "the session runs in its process" in text  # through its door: no Ray here
             assert "starting an engine of its own" not in text
         for out in (tmp_path / "a", tmp_path / "b"):
             assert any("572" in str(fact["evidence"]) for fact in _facts(out))
+        _a_stopped_command_cancels_its_session(env, tmp_path / "c")
+        _the_door_refuses_what_is_no_request(kept.door)
         assert not (data / "side").exists()  # nobody met a held store
         _documents_through_the_engine(env, tmp_path)
         assert kept.metrics
@@ -90,6 +95,37 @@ def test_commands_attach_to_the_engine_up_keeps_two_at_once_and_down_stops_it(tm
     assert read_engine(data) is None
     assert "stopping" in (data / "engine.log").read_text()  # it shut down in order, not killed
     assert "no engine is running" in _fathom(env, "down").stdout
+
+
+def _a_stopped_command_cancels_its_session(env: dict[str, str], out: Path) -> None:
+    """Ctrl-C on a command whose session runs in the engine: the engine stops it and sends what it
+    had, which the command writes, as cancelled."""
+    run = _research(env, out)
+    assert run.stdout is not None
+    said = ""
+    while "its process" not in " ".join(said.split()):  # the console wraps at 80
+        line = run.stdout.readline()
+        assert line, said
+        said += line
+    run.send_signal(signal.SIGINT)
+    text = run.communicate(timeout=300)[0]
+    assert run.returncode == 1, text[-3000:]
+    result = json.loads((out / "result.json").read_text())
+    assert result["status"] == "cancelled"
+    assert result["stop_reason"] == "cancelled"
+
+
+def _the_door_refuses_what_is_no_request(door: str | None) -> None:
+    """A line that is no request gets an error frame, and the door serves on."""
+    assert door is not None
+    for line in (b"not json\n", b'{"request": {}}\n'):
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+            client.connect(door)
+            client.sendall(line)
+            client.settimeout(60)
+            kind, message = read_frame(client)
+        assert kind == "error"
+        assert "could not read the request" in str(message)
 
 
 def _documents_through_the_engine(env: dict[str, str], tmp_path: Path) -> None:

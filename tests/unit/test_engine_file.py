@@ -16,6 +16,7 @@ from fathom_ray.cli.engine import start_kept_engine, stop_kept_engine
 from fathom_ray.errors import FathomError
 from fathom_ray.operations.engine_file import (
     EngineFile,
+    door_path,
     engine_path,
     lock_stores,
     pid_alive,
@@ -150,3 +151,8 @@ def test_up_for_another_web_and_down_on_serves_engine_are_clear_errors(tmp_path:
     with pytest.raises(FathomError, match="stop it where it runs"):
         stop_kept_engine(settings, print)
     assert read_engine(tmp_path) is not None  # nothing was stopped
+
+
+def test_the_door_is_in_the_data_folder_unless_its_path_is_too_long_for_a_socket(tmp_path: Path) -> None:
+    assert door_path(tmp_path) == tmp_path.resolve() / "engine.sock"
+    assert door_path(tmp_path / ("d" * 120)) is None  # commands then attach through Ray

@@ -1,0 +1,97 @@
+"""A session run through the kept engine's door (``actors.engine_door``): no Ray in this process.
+
+The command writes its request as one JSON line to the engine's Unix socket and reads frames back:
+the session's events as they come, then its result. Ctrl-C asks the engine to stop the session (it
+is composed and recorded as cancelled, as an attached session's is); a second Ctrl-C leaves at once.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pickle
+import socket
+import struct
+from collections.abc import Callable
+
+from fathom_ray.errors import FathomError
+from fathom_ray.models import Event, ResearchRequest
+from fathom_ray.operations.engine_file import ENGINE_SECTIONS, EngineFile, since
+from fathom_ray.research.results import ResearchResult
+from fathom_ray.settings import Settings
+
+CANCEL = b"cancel\n"
+HEADER = struct.Struct(">I")
+
+
+def through_door(
+    found: EngineFile,
+    settings: Settings,
+    request: ResearchRequest,
+    on_events: Callable[[list[Event]], None],
+    report: Callable[[str], None],
+) -> ResearchResult | None:
+    """The session's result, run by the kept engine ``found`` in its process; None when it has no
+    door or the door does not open (the command then attaches through Ray)."""
+    if found.door is None:
+        return None
+    door = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        door.connect(found.door)
+    except OSError:
+        door.close()
+        return None
+    with door:
+        door.sendall(_request_line(settings, request))
+        report(f"attached to {since(found)}; the session runs in its process")
+        try:
+            return _follow(door, on_events)
+        except KeyboardInterrupt:
+            door.sendall(CANCEL)  # the engine stops the session and sends what it had
+            return _follow(door, on_events)
+
+
+def _request_line(settings: Settings, request: ResearchRequest) -> bytes:
+    asked = {
+        "settings": settings.model_dump(mode="json", exclude=set(ENGINE_SECTIONS)),
+        "request": {
+            "goal": request.goal,
+            "depth": request.depth,
+            "seeds": list(request.seeds),
+            "max_pages": request.max_pages,
+            "time_budget_s": request.time_budget_s,
+            "token_budget": request.token_budget,
+            "sources": list(request.sources),
+        },
+        "pid": os.getpid(),
+    }
+    return json.dumps(asked).encode() + b"\n"
+
+
+def _follow(door: socket.socket, on_events: Callable[[list[Event]], None]) -> ResearchResult:
+    while True:
+        kind, value = read_frame(door)
+        if kind == "events" and isinstance(value, list):
+            on_events(value)
+        elif kind == "result" and isinstance(value, ResearchResult):
+            return value
+        else:
+            raise FathomError(f"the engine could not run the session: {value}")
+
+
+def read_frame(door: socket.socket) -> tuple[str, object]:
+    (size,) = HEADER.unpack(_exactly(door, HEADER.size))
+    kind, value = pickle.loads(_exactly(door, size))  # noqa: S301 (the engine's own socket, its owner's alone)
+    return str(kind), value
+
+
+def _exactly(door: socket.socket, size: int) -> bytes:
+    chunks: list[bytes] = []
+    left = size
+    while left:
+        chunk = door.recv(min(left, 1 << 20))
+        if not chunk:
+            raise FathomError("the engine went away during the session (its log says why)")
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
