@@ -140,7 +140,7 @@ def _body(
     names = {
         "before": f"before (`{before}`): its own engine (baseline)",
         "cold": "now, cold: its own engine",
-        "attached": "now, attached to `fathom up`'s engine",
+        "attached": "now, attached to `fathom up`'s engine (the session in its process, through its door)",
     }
     rows = []
     for kind, name in names.items():
@@ -178,9 +178,13 @@ def _body(
         "",
         f"Attached against cold, now: {attached_vs_cold:.2f}x the wall time.",
         "",
+        "An attached `fathom research` runs its session in the kept engine's process, through the "
+        "engine's door (a Unix socket; `actors/engine_door.py`): the command loads no Ray, so what it "
+        "pays outside the session is its own start (Python, the CLI) and the socket.",
+        "",
         "Each part's start-up now (`fathom doctor --timings --web offline`): cold, the seconds until each "
         "part was ready from the parts' start (Ray before them); attached, the kept engine's own and "
-        "what attaching costs a command.",
+        "what attaching through Ray costs a command that joins the engine's cluster (docs, ask, eval).",
         "",
     ]
     for kind in ("cold", "attached"):

@@ -3,7 +3,8 @@
 Without a kept engine, it starts one as a command does (Ray, then every part at once), prints each
 part's seconds until ready (the embedder's model loads beside a session's first steps: its row says
 when it was loaded) and stops it. With one kept for this data folder (`fathom up`), it prints
-that engine's own start-up and how long attaching to it takes, which is what a command pays now.
+that engine's own start-up and how long attaching to it through Ray takes (what docs, ask and eval
+pay; research runs its session through the engine's door instead).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 ALL_PARTS = "every part a session waits for"
 READY = "the command, until a session can start"
 EMBEDDER_LOADED = "the embedder's model loaded (beside a session's first steps)"
-ATTACH = "attaching to the kept engine (what a command pays)"
+ATTACH = "attaching to the kept engine through Ray (what docs, ask and eval pay)"
 
 
 def startup_timings(
