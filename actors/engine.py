@@ -13,9 +13,17 @@ import ray
 from ray.exceptions import RayError
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
+from actors.browser_pool import browser_pool_actor
 from actors.directory import OPTIONAL_PARTS, ActorDirectory, Handles
+from actors.documents import document_store_actor
+from actors.embedder import embedder_actor
+from actors.extractor_pool import extractor_pool_actor
+from actors.frontier import frontier_actor
+from actors.judge import judge_actor
 from actors.ray_errors import failure_reason
 from actors.session import SessionService, session_actor
+from actors.source_memory import source_memory_actor
+from actors.task_ledger import task_ledger_actor
 from fathom_ray.errors import FathomError
 from fathom_ray.models import Event, ResearchRequest
 from fathom_ray.operations.placement import PartPlacement, plan_placement
@@ -110,17 +118,6 @@ def start_engine(
     a command that will not use them (each part is a process to start: on 2 cores, about half a
     second of the engine's start).
     """
-    # the parts' actor classes (Chromium's driver, the judges, the stores) are imported here, by
-    # the command that starts an engine: one that attaches to a kept engine never loads them
-    from actors.browser_pool import browser_pool_actor  # noqa: PLC0415
-    from actors.documents import document_store_actor  # noqa: PLC0415
-    from actors.embedder import embedder_actor  # noqa: PLC0415
-    from actors.extractor_pool import extractor_pool_actor  # noqa: PLC0415
-    from actors.frontier import frontier_actor  # noqa: PLC0415
-    from actors.judge import judge_actor  # noqa: PLC0415
-    from actors.source_memory import source_memory_actor  # noqa: PLC0415
-    from actors.task_ledger import task_ledger_actor  # noqa: PLC0415
-
     if not without <= OPTIONAL_PARTS:
         raise ValueError(
             f"only {sorted(OPTIONAL_PARTS)} may be left out, not {sorted(without - OPTIONAL_PARTS)}"
