@@ -2,17 +2,23 @@
 
 The command writes its request as one JSON line to the engine's Unix socket and reads frames back:
 the session's events as they come, then its result. Ctrl-C asks the engine to stop the session (it
-is composed and recorded as cancelled, as an attached session's is); a second Ctrl-C leaves at once.
+is composed and recorded as cancelled, as an attached session's is; the command reads on to the
+end); a second Ctrl-C leaves at once.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import pickle
+import signal
 import socket
 import struct
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType
 
 from fathom_ray.errors import FathomError
 from fathom_ray.models import Event, ResearchRequest
@@ -43,12 +49,34 @@ def through_door(
         return None
     with door:
         door.sendall(_request_line(settings, request))
-        report(f"attached to {since(found)}; the session runs in its process")
-        try:
+        with _cancel_on_interrupt(door):
+            report(f"attached to {since(found)}; the session runs in its process")
             return _follow(door, on_events)
-        except KeyboardInterrupt:
-            door.sendall(CANCEL)  # the engine stops the session and sends what it had
-            return _follow(door, on_events)
+
+
+@contextmanager
+def _cancel_on_interrupt(door: socket.socket) -> Iterator[None]:
+    """For the block, Ctrl-C asks the engine to stop the session (which it composes and sends, as
+    cancelled) instead of interrupting this process, whose reading of a frame may be under way; a
+    second Ctrl-C leaves at once."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    asked = False
+
+    def stop(number: int, frame: FrameType | None) -> None:
+        nonlocal asked
+        if asked:
+            raise KeyboardInterrupt
+        asked = True
+        with contextlib.suppress(OSError):  # the engine went: the reading says so
+            door.sendall(CANCEL)
+
+    previous = signal.signal(signal.SIGINT, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _request_line(settings: Settings, request: ResearchRequest) -> bytes:
