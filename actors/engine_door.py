@@ -58,17 +58,7 @@ def request_from(line: bytes, engine: Settings) -> tuple[Settings, ResearchReque
         sent = {k: v for k, v in dict(asked["settings"]).items() if k not in ENGINE_SECTIONS}
         own = {name: getattr(engine, name) for name in ENGINE_SECTIONS}
         settings = Settings.model_validate(sent).model_copy(update=own)
-        fields = asked["request"]
-        request = ResearchRequest(
-            str(fields["goal"]),
-            str(fields["depth"]),
-            tuple(str(s) for s in fields["seeds"]),
-            fields["max_pages"],
-            time_budget_s=fields["time_budget_s"],
-            token_budget=fields["token_budget"],
-            sources=tuple(str(s) for s in fields["sources"]),
-        )
-        return settings, request, int(asked["pid"])
+        return settings, ResearchRequest.from_json(asked["request"]), int(asked["pid"])
     except FathomError:
         raise
     except (ValueError, KeyError, TypeError, ValidationError) as e:

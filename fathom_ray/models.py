@@ -8,7 +8,7 @@ picklable across Ray. Pydantic models live only at trust boundaries
 from __future__ import annotations
 
 import enum
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
@@ -69,6 +69,48 @@ class ResearchRequest:
             raise InvalidRequestError("max_pages", f"at most {MAX_PAGES}, got {self.max_pages}")
         budget = budget_of(self.preset, self.max_pages, self.time_budget_s, self.token_budget)
         object.__setattr__(self, "budget", budget)
+
+    def to_json(self) -> dict[str, JsonValue]:
+        """What the request was made with, as JSON (the stores' checkpoints, the engine's door)."""
+        return {
+            "goal": self.goal,
+            "depth": self.depth,
+            "seeds": list(self.seeds),
+            "max_pages": self.max_pages,
+            "time_budget_s": self.time_budget_s,
+            "token_budget": self.token_budget,
+            "sources": list(self.sources),
+            "owner": self.owner,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, object]) -> ResearchRequest:
+        """A request from ``to_json``'s JSON (one stored before budgets and sources were kept too);
+        a missing goal is a KeyError, a field of the wrong kind a TypeError or ValueError."""
+
+        def number(key: str) -> int | float | None:
+            value = data.get(key)
+            if value is not None and not isinstance(value, int | float):
+                raise TypeError(f"{key}: a number, not {value!r}")
+            return value
+
+        def strings(key: str, default: Sequence[str] = ()) -> tuple[str, ...]:
+            value = data.get(key, list(default))
+            if not isinstance(value, list):
+                raise TypeError(f"{key}: a list, not {value!r}")
+            return tuple(str(v) for v in value)
+
+        max_pages, tokens = number("max_pages"), number("token_budget")
+        return cls(
+            str(data["goal"]),
+            str(data.get("depth", DEFAULT_DEPTH)),
+            strings("seeds"),
+            None if max_pages is None else int(max_pages),
+            time_budget_s=number("time_budget_s"),
+            token_budget=None if tokens is None else int(tokens),
+            sources=strings("sources", ("web",)),
+            owner=str(data.get("owner", "")),
+        )
 
 
 @dataclass(frozen=True, slots=True)

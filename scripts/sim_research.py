@@ -38,6 +38,7 @@ from fathom_ray.models import (
     ExtractedPage,
     FetchResult,
     FetchStatus,
+    JsonValue,
     Preview,
     ResearchRequest,
     SearchResult,
@@ -170,6 +171,7 @@ async def one(
         taken = event.data.get("leads") if event.type is EventType.RANKED else None
         if isinstance(taken, list):
             leads.update(str(u) for u in taken)
+    answers: list[JsonValue] = [answer_json(a) for a in state.answers]
     return {
         "id": question["id"],
         "fathom": len(evidence & set(read)) / len(evidence),
@@ -190,9 +192,9 @@ async def one(
         "evidence_kept": [  # each fact's id, verbatim evidence and page, for reading a run
             (f.id, f.evidence, f.source_url) for f in state.fact_ledger.facts
         ],
-        "answers": [answer_json(a) for a in state.answers],
+        "answers": answers,
         "answer_line": answer_match(
-            answer_lines({"answers": [answer_json(a) for a in state.answers]}),
+            answer_lines({"answers": answers}),
             question["answer"],
             question.get("answer_aliases", []),
         ),

@@ -18,7 +18,7 @@ from fathom_ray.research.session_state import PageRecord, SessionState, SessionS
 
 def state_to_json(state: SessionState) -> dict[str, Any]:
     data = asdict(state)
-    data["request"] = {k: v for k, v in asdict(state.request).items() if k not in ("preset", "budget")}
+    data["request"] = state.request.to_json()
     data["fact_ledger"] = {
         "facts": [fact_to_json(f) for f in state.fact_ledger.facts],
         "rejected": state.fact_ledger.rejected,
@@ -34,16 +34,7 @@ def state_from_json(data: dict[str, Any]) -> SessionState:
     )  # "ledger": as earlier versions stored it
     return SessionState(
         session_id=data["session_id"],
-        request=ResearchRequest(
-            goal=request["goal"],
-            depth=request["depth"],
-            seeds=tuple(request["seeds"]),
-            max_pages=request["max_pages"],
-            time_budget_s=request.get("time_budget_s"),
-            token_budget=request.get("token_budget"),
-            sources=tuple(request.get("sources", ["web"])),
-            owner=request.get("owner", ""),
-        ),
+        request=ResearchRequest.from_json(request),
         status=SessionStatus(data["status"]),
         round=data["round"],
         checklist=[

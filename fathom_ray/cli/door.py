@@ -82,15 +82,7 @@ def _cancel_on_interrupt(door: socket.socket) -> Iterator[None]:
 def _request_line(settings: Settings, request: ResearchRequest) -> bytes:
     asked = {
         "settings": settings.model_dump(mode="json", exclude=set(ENGINE_SECTIONS)),
-        "request": {
-            "goal": request.goal,
-            "depth": request.depth,
-            "seeds": list(request.seeds),
-            "max_pages": request.max_pages,
-            "time_budget_s": request.time_budget_s,
-            "token_budget": request.token_budget,
-            "sources": list(request.sources),
-        },
+        "request": request.to_json(),
         "pid": os.getpid(),
     }
     return json.dumps(asked).encode() + b"\n"

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -80,39 +81,42 @@ def run_research(  # noqa: PLR0917 (the command's options, passed on)
     (``fathom_ray.cli.door``): this process loads no Ray."""
     started = time.monotonic()
     if choice is not None and choice.attach is not None and address is None and not dashboard:
-        view = LiveView(request.goal)
-        with Live(view.render(), console=console, refresh_per_second=4, transient=True) as live:
-
-            def follow(events: list[Event]) -> None:
-                view.update(events)
-                live.update(view.render())
-
-            done = through_door(choice.attach, settings, request, follow, console.print)
+        with live_view(console, request.goal) as show:
+            done = through_door(choice.attach, settings, request, show, console.print)
         if done is not None:
             return replace(done, wall_s=time.monotonic() - started)
     from actors.engine import run_session_here  # noqa: PLC0415
 
-    with running_engine(
-        settings,
-        network,
-        address,
-        "the session",
-        console.print,
-        dashboard=dashboard,
-        choice=choice,
-        wait_embedder=False,
-        without=parts_unused(request.sources),
-    ) as engine:
-        view = LiveView(request.goal, judge=engine.judge.label)
-        # transient: the live view is progress, gone at the end, so the answer lines come first
-        with Live(view.render(), console=console, refresh_per_second=4, transient=True) as live:
-
-            def show(events: list[Event]) -> None:
-                view.update(events)
-                live.update(view.render())
-
-            outcome = run_session_here(engine, request, new_session_id("s"), show)
+    with (
+        running_engine(
+            settings,
+            network,
+            address,
+            "the session",
+            console.print,
+            dashboard=dashboard,
+            choice=choice,
+            wait_embedder=False,
+            without=parts_unused(request.sources),
+        ) as engine,
+        live_view(console, request.goal, engine.judge.label) as show,
+    ):
+        outcome = run_session_here(engine, request, new_session_id("s"), show)
     return ResearchResult.from_session(outcome.state, time.monotonic() - started)
+
+
+@contextmanager
+def live_view(console: Console, goal: str, judge: str = "") -> Iterator[Callable[[list[Event]], None]]:
+    """A session's live view for the block, and what to hand its events to. Transient: the view is
+    progress, gone at the end, so the answer lines come first."""
+    view = LiveView(goal, judge=judge)
+    with Live(view.render(), console=console, refresh_per_second=4, transient=True) as live:
+
+        def show(events: list[Event]) -> None:
+            view.update(events)
+            live.update(view.render())
+
+        yield show
 
 
 def run_swarm(
