@@ -8,9 +8,8 @@ its process, on its actors, as an attached command would (``SessionService``), s
 session's events as they come and then its result. A command that goes away (Ctrl-C, killed)
 cancels its session, which is recorded as cancelled.
 
-Frames from the engine are a 4-byte length and a pickle of ``("events", [Event, ...])``,
-``("result", ResearchResult)`` or ``("error", message)``: the door is the engine's, in a folder
-only its owner can reach, and its reader is a command of the same owner.
+Frames from the engine (``fathom_ray.operations.door_frames``) carry ``("events", [Event, ...])``,
+``("result", ResearchResult)`` or ``("error", message)``.
 """
 
 from __future__ import annotations
@@ -19,8 +18,6 @@ import asyncio
 import contextlib
 import json
 import logging
-import pickle
-import struct
 import threading
 import time
 import uuid
@@ -34,6 +31,7 @@ from actors.engine import Engine, follow_session
 from actors.session import SessionService
 from fathom_ray.errors import FathomError
 from fathom_ray.models import Event, ResearchRequest
+from fathom_ray.operations.door_frames import frame
 from fathom_ray.operations.engine_file import ENGINE_SECTIONS, door_path
 from fathom_ray.research.results import ResearchResult
 from fathom_ray.research.session_state import new_session_id
@@ -43,11 +41,6 @@ logger = logging.getLogger(__name__)
 
 MAX_REQUEST_BYTES = 1 << 20  # a request line (a goal, seeds and settings) is far shorter
 POLL_S = 0.1
-
-
-def frame(kind: str, value: object) -> bytes:
-    body = pickle.dumps((kind, value), protocol=pickle.HIGHEST_PROTOCOL)
-    return struct.pack(">I", len(body)) + body
 
 
 def request_from(line: bytes, engine: Settings) -> tuple[Settings, ResearchRequest, int]:

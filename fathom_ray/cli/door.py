@@ -11,10 +11,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import pickle
 import signal
 import socket
-import struct
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -22,12 +20,10 @@ from types import FrameType
 
 from fathom_ray.errors import FathomError
 from fathom_ray.models import Event, ResearchRequest
+from fathom_ray.operations.door_frames import CANCEL, read_frame
 from fathom_ray.operations.engine_file import ENGINE_SECTIONS, EngineFile, since
 from fathom_ray.research.results import ResearchResult
 from fathom_ray.settings import Settings
-
-CANCEL = b"cancel\n"
-HEADER = struct.Struct(">I")
 
 
 def through_door(
@@ -97,21 +93,3 @@ def _follow(door: socket.socket, on_events: Callable[[list[Event]], None]) -> Re
             return value
         else:
             raise FathomError(f"the engine could not run the session: {value}")
-
-
-def read_frame(door: socket.socket) -> tuple[str, object]:
-    (size,) = HEADER.unpack(_exactly(door, HEADER.size))
-    kind, value = pickle.loads(_exactly(door, size))  # noqa: S301 (the engine's own socket, its owner's alone)
-    return str(kind), value
-
-
-def _exactly(door: socket.socket, size: int) -> bytes:
-    chunks: list[bytes] = []
-    left = size
-    while left:
-        chunk = door.recv(min(left, 1 << 20))
-        if not chunk:
-            raise FathomError("the engine went away during the session (its log says why)")
-        chunks.append(chunk)
-        left -= len(chunk)
-    return b"".join(chunks)

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from fathom_ray.cli.door import read_frame
 from fathom_ray.cli.engine import wait_gone
+from fathom_ray.operations.door_frames import read_frame
 from fathom_ray.operations.engine_file import read_engine
 
 pytestmark = [pytest.mark.e2e]
