@@ -43,7 +43,7 @@ def recording(decisions: list[Decision], evidence: set[str]) -> type[ResearchSes
     class Recording(ResearchSession):
         def _page_signals(self, pending: Sequence[Candidate]) -> dict[str, page_choice.Signals]:
             signals = super()._page_signals(pending)
-            n = min(self._preset.batch_size, self._pages_left())
+            n = min(self._preset.pages_per_round, self._pages_left())
             decisions.append(([s.vector() for s in signals.values()], [u in evidence for u in signals], n))
             return signals
 

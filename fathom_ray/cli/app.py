@@ -85,6 +85,12 @@ def presets() -> None:
         for preset in PRESETS.values()
     ]
     console.print(table(("preset", *figures), rows, title="Depth presets", right=figures))
+    for preset in PRESETS.values():
+        if preset.pages_per_round != preset.batch_size:
+            console.print(
+                f"{preset.name} reads {preset.pages_per_round} page a round: its {preset.max_pages} pages are"
+                " under two batches, so each choice knows what the pages before it said"
+            )
 
 
 def _compact(count: int) -> str:

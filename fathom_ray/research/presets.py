@@ -23,6 +23,13 @@ class Preset:
     time_budget_s: float
     token_budget: int
 
+    @property
+    def pages_per_round(self) -> int:
+        """The most pages one round reads: the batch, but one page where the depth's whole budget is
+        under two batches (quick: 3 pages, batch 2), so each choice knows what the pages before it
+        said (docs/benchmarks.md, Evaluation: quick held-out and validation gained most from it)."""
+        return 1 if self.max_pages < 2 * self.batch_size else self.batch_size
+
 
 PRESETS: dict[str, Preset] = {
     preset.name: preset

@@ -284,7 +284,7 @@ class ResearchSession:
 
     # -- one round ----------------------------------------------------------------------------------
     async def _round(self) -> bool:
-        batch_size = self._preset.batch_size
+        batch_size = self._preset.pages_per_round
         settled = self._settled()
         if not settled:
             pending = await self._services.frontier.pending(self.state.session_id)

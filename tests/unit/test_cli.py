@@ -26,6 +26,7 @@ def test_presets_prints_the_table() -> None:
     assert result.exit_code == 0
     for name in ("glance", "exhaustive", "10,000"):
         assert name in result.output
+    assert "quick reads 1 page a round" in " ".join(result.output.split())
 
 
 def test_config_masks_secrets(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -38,3 +38,16 @@ def test_unknown_preset_names_the_choices() -> None:
         get_preset("bottomless")
     assert isinstance(info.value, InvalidRequestError)
     assert info.value.field == "depth"
+
+
+def test_a_round_reads_its_batch_or_one_page_where_the_budget_is_under_two_batches() -> None:
+    rounds = {name: preset.pages_per_round for name, preset in PRESETS.items()}
+    assert rounds == {
+        "glance": 1,
+        "quick": 1,  # 3 pages < 2 x 2
+        "focused": 3,
+        "standard": 6,
+        "thorough": 8,
+        "deep": 10,
+        "exhaustive": 12,
+    }

@@ -13,6 +13,7 @@ import pytest
 from fathom_ray.adapters.memory_points import Suggestion
 from fathom_ray.errors import SearchError, SessionError
 from fathom_ray.models import (
+    Candidate,
     Event,
     EventType,
     ExtractedPage,
@@ -148,12 +149,22 @@ GOAL = "Which Python version introduced assignment expressions?"
 
 def test_second_half_of_a_batch_waits_for_a_usable_preview() -> None:
     web = FakeWeb(results=[page_url("a"), page_url("b")], unusable={page_url("a"), page_url("b")})
-    _, events, _ = run(web, ResearchRequest(GOAL, depth="quick", max_pages=2))
+    _, events, _ = run(web, ResearchRequest(GOAL, depth="focused", max_pages=2))  # a batch of two
     failed = [e for e in events.events if e.type is EventType.FETCH_FAILED]
     assert len(web.fetched) == 1  # the first half is fetched unconditionally, the second never was
     assert len(failed) == 1
     assert str(failed[0].data["reason"]).startswith("preview:")
     assert failed[0].data["url"] not in web.fetched
+
+
+def test_a_quick_session_reads_one_page_a_round() -> None:
+    # quick's budget (3 pages) is under two of its batches (2): each page is chosen knowing what the
+    # pages before it said; focused (8 pages, batch 3) reads its batch of three at once
+    for depth, sizes in (("quick", [1, 1, 1]), ("focused", [3, 3, 2])):
+        web = FakeWeb(results=[page_url(str(i)) for i in range(12)])
+        _, events, _ = run(web, ResearchRequest(GOAL, depth=depth))
+        fetching = [e.data["count"] for e in events.events if e.type is EventType.FETCHING]
+        assert fetching == sizes, depth
 
 
 def test_followed_links_enter_the_frontier_and_are_fetched() -> None:
@@ -332,16 +343,21 @@ def test_cancel_stops_the_work_in_flight_and_composes_what_there_is() -> None:
 
 class SwarmFrontier(FakeFrontier):
     """The frontier as a swarm's researcher sees it: another researcher of its swarm ("s0") claims
-    some pages while this one ranks its batch (they are still pending when it looks)."""
+    some pages while this one ranks its first batch (they are still pending when it looks); from
+    then on they are not pending for it (as the Frontier actor's ``pending``)."""
 
     def __init__(self, taken: Sequence[str]) -> None:
         super().__init__()
         self.shared = SharedReads()
         for session_id in ("s0", "s1"):
             self.shared.join(session_id, "w-swarm")
-        self.shared.claim("s0", taken)
+        self.taken = list(taken)
+
+    async def pending(self, session_id: str) -> list[Candidate]:
+        return self.shared.unclaimed(session_id, await super().pending(session_id))
 
     async def claim(self, session_id: str, urls: Sequence[str]) -> list[str]:
+        self.shared.claim("s0", self.taken)  # s0 was first, while this one ranked its batch
         return self.shared.claim(session_id, urls)
 
 
