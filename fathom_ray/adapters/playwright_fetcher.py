@@ -78,6 +78,9 @@ class PlaywrightFetcher:
         self._context: BrowserContext | None = None
         self._launch_lock = asyncio.Lock()
         self._tabs = Tabs(settings.tab_uses)
+        self._printer: tuple[Browser, Page] | None = None  # the page reports are printed on, kept
+        self._printing = asyncio.Lock()  # one print at a time on it
+        self.print_pages = 0  # print pages opened: one, while each print goes well
         self.launches = 0
         self.settled: Counter[str] = Counter()  # how loaded pages settled: quiet, network idle, limit
 
@@ -101,6 +104,7 @@ class PlaywrightFetcher:
 
     async def stop(self) -> None:
         await self._tabs.close_all()
+        await self._drop_printer()
         with contextlib.suppress(Error):
             if self._context is not None:
                 await self._context.close()
@@ -159,24 +163,47 @@ class PlaywrightFetcher:
             return _with_elapsed(result, time.monotonic() - started)
 
     async def pdf(self, html: str) -> bytes:
-        """``html`` printed to an A4 PDF by the same Chromium, in a context of its own that runs
-        no script and loads nothing (every request it would make is aborted)."""
+        """``html`` printed to an A4 PDF by the same Chromium, on a page of its own context that runs
+        no script and loads nothing (every request it would make is aborted). The page is kept for
+        the next report (a new one costs Chromium a renderer: about 0.5 CPU-s here, four times the
+        print); one that failed or timed out is closed and the next print gets a new one."""
+        async with self._printing:
+            page = await self._print_page()
+            try:
+                async with asyncio.timeout(self._settings.page_timeout_s):
+                    await page.set_content(html, wait_until="load")
+                    return await page.pdf(
+                        format="A4",
+                        print_background=True,
+                        margin={"top": "18mm", "bottom": "18mm", "left": "16mm", "right": "16mm"},
+                    )
+            except BaseException:
+                await self._drop_printer()
+                raise
+
+    async def _print_page(self) -> Page:
+        """The kept print page, or a new one where there is none or its browser is gone."""
         await self._ensure_browser()
-        assert self._browser is not None
-        context = await self._browser.new_context(java_script_enabled=False, offline=True)
-        try:
-            await context.route("**/*", lambda route: route.abort())
-            page = await context.new_page()
-            async with asyncio.timeout(self._settings.page_timeout_s):
-                await page.set_content(html, wait_until="load")
-                return await page.pdf(
-                    format="A4",
-                    print_background=True,
-                    margin={"top": "18mm", "bottom": "18mm", "left": "16mm", "right": "16mm"},
-                )
-        finally:
+        browser = self._browser
+        assert browser is not None
+        if self._printer is not None:
+            kept_by, page = self._printer
+            if kept_by is browser and browser.is_connected() and not page.is_closed():
+                return page
+            await self._drop_printer()
+        context = await browser.new_context(java_script_enabled=False, offline=True)
+        await context.route("**/*", lambda route: route.abort())
+        page = await context.new_page()
+        self._printer = (browser, page)
+        self.print_pages += 1
+        return page
+
+    async def _drop_printer(self) -> None:
+        if self._printer is not None:
+            _, page = self._printer
+            self._printer = None
             with contextlib.suppress(Error):
-                await context.close()
+                await page.context.close()
 
     async def _fetch_in(self, context: BrowserContext, url: str) -> FetchResult:
         try:

@@ -6,6 +6,7 @@ import asyncio
 import base64
 import contextlib
 import hashlib
+import io
 import json
 import os
 import signal
@@ -21,6 +22,7 @@ import psutil
 import pytest
 import pytest_asyncio
 from playwright.async_api import Error
+from pypdf import PdfReader
 
 from fathom_ray.adapters import playwright_fetcher
 from fathom_ray.adapters.egress_proxy import EgressProxy
@@ -133,6 +135,23 @@ async def test_pdf_comes_back_as_bytes(rig: Rig) -> None:
     result = await rig.fetcher.fetch("http://pdf.test/report.pdf")
     assert result.ok
     assert result.data.startswith(b"%PDF")
+
+
+def _pdf_text(data: bytes) -> str:
+    return " ".join(page.extract_text() for page in PdfReader(io.BytesIO(data)).pages)
+
+
+async def test_reports_print_on_one_kept_page_each_with_its_own_text_and_no_script(rig: Rig) -> None:
+    script = "<script>document.body.innerHTML = '<p>Scripted away</p>'</script>"
+    first = await rig.fetcher.pdf(f"<html><body><p>First report</p>{script}</body></html>")
+    second = await rig.fetcher.pdf("<html><body><p>Second report</p></body></html>")
+    assert first.startswith(b"%PDF")
+    assert second.startswith(b"%PDF")
+    assert "First report" in _pdf_text(first)
+    assert "Scripted" not in _pdf_text(first)
+    assert "Second report" in _pdf_text(second)
+    assert "First" not in _pdf_text(second)
+    assert rig.fetcher.print_pages == 1  # the second report was printed on the first one's page
 
 
 @pytest.mark.parametrize(("url", "status"), FAULT_CASES)
