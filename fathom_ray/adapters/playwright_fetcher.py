@@ -78,7 +78,7 @@ class PlaywrightFetcher:
         self._context: BrowserContext | None = None
         self._launch_lock = asyncio.Lock()
         self._tabs = Tabs(settings.tab_uses)
-        self._printer: tuple[Browser, Page] | None = None  # the page reports are printed on, kept
+        self._printer: Page | None = None  # the page reports are printed on, kept
         self._printing = asyncio.Lock()  # one print at a time on it
         self.print_pages = 0  # print pages opened: one, while each print goes well
         self.launches = 0
@@ -187,21 +187,19 @@ class PlaywrightFetcher:
         browser = self._browser
         assert browser is not None
         if self._printer is not None:
-            kept_by, page = self._printer
-            if kept_by is browser and browser.is_connected() and not page.is_closed():
-                return page
+            if self._printer.context.browser is browser and not self._printer.is_closed():
+                return self._printer
             await self._drop_printer()
         context = await browser.new_context(java_script_enabled=False, offline=True)
         await context.route("**/*", lambda route: route.abort())
         page = await context.new_page()
-        self._printer = (browser, page)
+        self._printer = page
         self.print_pages += 1
         return page
 
     async def _drop_printer(self) -> None:
         if self._printer is not None:
-            _, page = self._printer
-            self._printer = None
+            page, self._printer = self._printer, None
             with contextlib.suppress(Error):
                 await page.context.close()
 

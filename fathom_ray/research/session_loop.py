@@ -284,18 +284,18 @@ class ResearchSession:
 
     # -- one round ----------------------------------------------------------------------------------
     async def _round(self) -> bool:
-        batch_size = self._preset.pages_per_round
+        per_round = self._preset.pages_per_round
         settled = self._settled()
         if not settled:
             pending = await self._services.frontier.pending(self.state.session_id)
-            if len(pending) < REFILL_BATCHES * batch_size and not self._leads:  # leads: the last round found
+            if len(pending) < REFILL_BATCHES * per_round and not self._leads:  # leads: the last round found
                 await self._discover()
             if self.state.round >= 2 and self._rng(1).random() < self._settings.divergence:
-                await self._suggest_from_memory(limit=batch_size)
+                await self._suggest_from_memory(limit=per_round)
         pending = await self._services.frontier.pending(self.state.session_id)
         if not pending:
             return False
-        n = min(batch_size, self._pages_left())
+        n = min(per_round, self._pages_left())
         batch = self._owed_batch(pending, n) if settled else await self._rank(pending, n)
         batch = await self._claim(batch)
         waiting = {c.url for c in pending} - {c.url for c in batch}
