@@ -147,10 +147,11 @@ async def test_reports_print_on_one_kept_page_each_with_its_own_text_and_no_scri
     second = await rig.fetcher.pdf("<html><body><p>Second report</p></body></html>")
     assert first.startswith(b"%PDF")
     assert second.startswith(b"%PDF")
-    assert "First report" in _pdf_text(first)
-    assert "Scripted" not in _pdf_text(first)
-    assert "Second report" in _pdf_text(second)
-    assert "First" not in _pdf_text(second)
+    first_text, second_text = _pdf_text(first), _pdf_text(second)
+    assert "First report" in first_text
+    assert "Scripted" not in first_text
+    assert "Second report" in second_text
+    assert "First" not in second_text
     assert rig.fetcher.print_pages == 1  # the second report was printed on the first one's page
 
 
