@@ -74,8 +74,11 @@ class VerifierService:
     async def prefetch(self, urls: Sequence[str]) -> None:
         await self._ready().prefetch(urls)
 
-    async def check(self, facts: Sequence[Fact], stored: Mapping[str, str]) -> list[Receipt]:
-        return await self._ready().check(facts, stored)
+    async def check_stored(self, facts: Sequence[Fact], stored: Mapping[str, str]) -> list[Receipt]:
+        return await self._ready().check_stored(facts, stored)
+
+    async def check_served(self, facts: Sequence[Fact]) -> list[Receipt]:
+        return await self._ready().check_served(facts)
 
 
 def role_actors(swarm_id: str, parts: ActorDirectory) -> tuple[Any, Any]:

@@ -126,6 +126,8 @@ class Coordinator:
         self._parallel = parallel
         self._outcomes: list[ResearcherOutcome] = []
         self._early: list[asyncio.Future[None]] = []  # the verifier's fetches as each researcher reports
+        self._served: list[asyncio.Future[list[Receipt]]] = []  # served looks running on past their round
+        self._counted: set[str] = set()  # the facts a goal check was given
         self._tried: list[str] = []  # the hop searches gap-filling rounds were given
         self.cancelled = False
 
@@ -171,6 +173,8 @@ class Coordinator:
             pages_left -= sum(o.pages_fetched for o in outcomes if o is not None)
             await self._collect()
             open_items = await self._goal_check()
+            if not open_items:  # the swarm stops on facts whose every look passed
+                open_items = await self._settle_verified()
             if self.cancelled:
                 result.stop_reason = "cancelled"
                 break
@@ -332,34 +336,72 @@ class Coordinator:
         stored = {url: text for o in self._outcomes for url, text in o.pages.items()}
         result.pages = stored
         new = [m.fact for m in merged if (m.fact.source_url, m.fact.evidence) not in known]
-        early, self._early = self._early, []
-        await asyncio.gather(*early)
-        fresh = await self._verifier.check(
-            new, {f.source_url: stored[f.source_url] for f in new if f.source_url in stored}
+        self._receive(
+            await self._verifier.check_stored(
+                new, {f.source_url: stored[f.source_url] for f in new if f.source_url in stored}
+            )
         )
-        result.receipts += fresh
-        for receipt in fresh:
+        if new:  # the served look runs on while the next round does
+            self._served.append(asyncio.ensure_future(self._verifier.check_served(new)))
+
+    def _receive(self, receipts: list[Receipt]) -> None:
+        self.result.receipts += receipts
+        for receipt in receipts:
             self._ledger.append(
                 "verifier",
                 RecordKind.COMPLETION,
                 {"fact": receipt.fact_id, "kind": receipt.kind.value, "verdict": receipt.verdict.value},
             )
 
+    def _receive_served(self, *, wait: bool) -> None:
+        """The served looks that are done (``wait``: all, the caller awaited them)."""
+        running = []
+        for look in self._served:
+            if look.done() or wait:
+                self._receive(look.result())
+            else:
+                running.append(look)
+        self._served = running
+
+    async def _verify_all(self) -> None:
+        """Every served look and early fetch, awaited; their receipts taken."""
+        early, self._early = self._early, []
+        await asyncio.gather(*early, *self._served)
+        self._receive_served(wait=True)
+
     def verified(self) -> list[Fact]:
-        """The merged facts whose receipts all pass."""
+        """The merged facts whose receipts so far all pass: a fact whose served look still runs
+        counts on its stored look, until ``_compose`` has every verdict."""
         passed = verdicts(self.result.receipts)
         return [m.fact for m in self.result.facts if passed.get(m.fact.id) is Verdict.PASS]
 
     async def _goal_check(self) -> list[str]:
         result = self.result
+        self._receive_served(wait=False)
+        facts = self.verified()
+        self._counted.update(f.id for f in facts)
         result.checklist = await checklists.settle(
-            self._judge, result.goal, result.checklist, self.verified(), self._account
+            self._judge, result.goal, result.checklist, facts, self._account
         )
         self.events.emit_checklist(result.checklist)
         return [i.id for i in result.checklist if not i.satisfied]
 
+    async def _settle_verified(self) -> list[str]:
+        """Every served look awaited; a checklist settled on a fact whose served look then failed
+        is settled anew on the facts that passed. The items still open."""
+        result = self.result
+        await self._verify_all()
+        facts = self.verified()
+        if self._counted - {f.id for f in facts}:
+            self._counted = {f.id for f in facts}
+            fresh = [replace(i, satisfied=False) for i in result.checklist]
+            result.checklist = await checklists.settle(self._judge, result.goal, fresh, facts, self._account)
+            self.events.emit_checklist(result.checklist)
+        return [i.id for i in result.checklist if not i.satisfied]
+
     async def _compose(self) -> None:
         result = self.result
+        await self._settle_verified()
         facts = self.verified()
         self.events.emit(EventType.COMPOSING, {"facts": len(facts)})
         conclusion = await checklists.compose(

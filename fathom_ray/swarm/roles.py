@@ -12,7 +12,8 @@ Their calls are ports (``AnalystCalls``, ``VerifierCalls``, ``PageCalls`` in fat
   HTTP first and reads its text as it comes (no extractor: ``receipts.served_in`` looks for the
   quote's characters in order, the extractor's layout aside); only a page whose HTTP text lacks a
   fact's quote (its content comes from a script, or the quote is gone) is fetched again in the
-  browser and extracted, and that text decides.
+  browser and extracted, and that text decides. The stored look is instant (``check_stored``); the
+  served look (``check_served``) may run on while the swarm's next round does.
 """
 
 from __future__ import annotations
@@ -90,14 +91,15 @@ class Verifier:
     def _served_text(self, url: str) -> str | None:
         return self._rendered[url] if url in self._rendered else self._served.get(url)
 
-    async def check(self, facts: Sequence[Fact], stored: Mapping[str, str]) -> list[Receipt]:
-        """A receipt per fact and kind: against its page as stored, and as served now."""
+    async def check_stored(self, facts: Sequence[Fact], stored: Mapping[str, str]) -> list[Receipt]:
+        """A receipt per fact against its page as the researcher stored it (no fetch: at once)."""
+        return [check(fact, CheckKind.STORED, stored.get(fact.source_url), time.time()) for fact in facts]
+
+    async def check_served(self, facts: Sequence[Fact]) -> list[Receipt]:
+        """A receipt per fact against its page as served now (none without ``pages``): the pages
+        fetched once, over HTTP, then in the browser where the HTTP text lacks a quote."""
+        if self._pages is None:
+            return []
         await self.prefetch([f.source_url for f in facts])
         await self._render(facts)
-        receipts = []
-        for fact in facts:
-            receipts.append(check(fact, CheckKind.STORED, stored.get(fact.source_url), time.time()))
-            if self._pages is not None:
-                served = self._served_text(fact.source_url)
-                receipts.append(check(fact, CheckKind.SERVED, served, time.time()))
-        return receipts
+        return [check(f, CheckKind.SERVED, self._served_text(f.source_url), time.time()) for f in facts]

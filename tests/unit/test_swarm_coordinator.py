@@ -6,7 +6,9 @@ import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 
-from fathom_ray.models import Fact, ResearchRequest, SearchResult, Usage
+from fathom_ray.judges.llm.answers import Completeness
+from fathom_ray.models import ChecklistItem, Fact, ResearchRequest, SearchResult, Usage
+from fathom_ray.ports import Judged
 from fathom_ray.research.presets import Budget
 from fathom_ray.swarm.coordinator import Coordinator, ResearcherOutcome
 from fathom_ray.swarm.plan import SubGoal, with_seeds
@@ -81,8 +83,9 @@ def coordinator(
     search: GoalSearch | None = None,
     agents: int = 3,
     parallel: int = 0,
+    judge: ScriptedJudge | None = None,
 ) -> tuple[Coordinator, ScriptedJudge]:
-    judge = ScriptedJudge()
+    judge = judge or ScriptedJudge()
     judge.configure(satisfy=satisfy, questions=[GOAL, *PARTS])
     ledger = TaskLedger(tmp_path, "swarm1")
     swarm = Coordinator(
@@ -290,3 +293,82 @@ def test_researchers_work_at_once_unless_the_swarm_is_told_one_at_a_time(tmp_pat
     assert alone.most == 1
     assert [s.agent for s in alone.calls] == [s.agent for s in together.calls]  # the same work
     assert result.stop_reason == "checklist satisfied"
+
+
+class HeldServed(Served):
+    """The web now, held back: no page comes back before ``release`` is set."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = asyncio.Event()
+        self.order: list[str] = []
+
+    async def page_text(self, url: str, *, rendered: bool = True) -> str | None:
+        await self.release.wait()
+        self.order.append(f"served {url}")
+        return await super().page_text(url, rendered=rendered)
+
+
+class ReleasingAtRoundTwo(Researchers):
+    def __init__(self, served: HeldServed, *, blog_only: bool = False) -> None:
+        super().__init__(crash=set())
+        self.served, self.blog_only = served, blog_only
+
+    async def research(self, sub: SubGoal) -> ResearcherOutcome:
+        if sub.agent.startswith("r2-") and not self.served.release.is_set():
+            self.served.order.append("round 2 starts")
+            self.served.release.set()
+        if self.blog_only:
+            wrong = fact("Assignment expressions were added in Python 3.9", "http://blog.example/wrong.html")
+            return ResearcherOutcome(
+                sub.agent, (wrong,), {wrong.source_url: PAGES[wrong.source_url]}, 1, "done"
+            )
+        return await super().research(sub)
+
+
+def test_the_served_look_runs_on_while_the_next_round_does(tmp_path: Path) -> None:
+    served = HeldServed()
+    researchers = ReleasingAtRoundTwo(served)
+    swarm, _ = coordinator(tmp_path, researchers, satisfy=False, served=served)
+    result = asyncio.run(asyncio.wait_for(swarm.run(), 10))  # a round waiting on the look would hang here
+    assert served.order[0] == "round 2 starts"
+    assert len(served.order) > 1
+    assert result.rounds == 3
+    # every fact has both looks in the end; the report cites only facts that passed both
+    kinds = {(r.fact_id, r.kind) for r in result.receipts}
+    assert all((m.fact.id, k) in kinds for m in result.facts for k in CheckKind)
+    passed = {f.id for f in swarm.verified()}
+    wrong = next(m.fact for m in result.facts if "3.9" in m.fact.evidence)
+    assert wrong.id not in passed
+    assert "3.9" not in result.report_markdown
+    assert "Chris Angelico" in result.report_markdown
+
+
+class ReleasingJudge(ScriptedJudge):
+    """Lets the served looks return once the first goal check has been made."""
+
+    served: HeldServed | None = None
+
+    async def judge_completeness(
+        self, goal: str, checklist: Sequence[ChecklistItem], facts: Sequence[Fact]
+    ) -> Judged[Completeness]:
+        judged = await super().judge_completeness(goal, checklist, facts)
+        if self.served is not None:
+            self.served.release.set()
+        return judged
+
+
+def test_a_checklist_settled_on_a_fact_that_fails_its_served_look_is_settled_anew(tmp_path: Path) -> None:
+    served = HeldServed()
+    judge = ReleasingJudge()
+    judge.served = served
+    researchers = ReleasingAtRoundTwo(served, blog_only=True)  # every fact: the rewritten blog's
+    swarm, _ = coordinator(tmp_path, researchers, satisfy=True, served=served, judge=judge)
+    result = asyncio.run(asyncio.wait_for(swarm.run(), 10))
+    # round 1's goal check settled every item on the blog's stored look; its served look failed,
+    # so the swarm did not stop there: nothing verified settles an item
+    assert result.rounds == 3
+    assert result.stop_reason == "replan rounds spent"
+    assert not any(i.satisfied for i in result.checklist)
+    assert swarm.verified() == []
+    assert "3.9" not in result.report_markdown
