@@ -218,9 +218,29 @@ def test_a_name_is_answered_by_the_fact_that_names_it_and_only_a_name_rivals_it(
     (alone,) = answer_sheet(checklist, item_answers(checklist, [named, aside]), [named, aside], 2).answers
     assert alone.status is AnswerStatus.ANSWERED  # a PEP of no assignment expressions is no rival
     rival = fact(3, "In Python, assignment expressions came with PEP 379.", 0.7)
-    facts = [clause, named, rival]
+    said = fact(5, "New in version 3.8: See PEP 572 for assignment expressions.", 0.75)
+    facts = [clause, said, rival]
     (other,) = answer_sheet(checklist, item_answers(checklist, facts), facts, pages_read=3).answers
     assert (other.status, other.other_answer) == (AnswerStatus.CONFLICTING, "PEP 379")
+
+
+def test_a_name_said_with_what_is_asked_beats_a_better_formed_name_about_something_near() -> None:
+    checklist = [ChecklistItem("Q1", "Which RFC defined the WebSocket protocol?")]
+    near = Fact("F1", "", "RFC 2616: Hypertext Transfer Protocol.", "http://a.test/", ("Q1",), 0.9)
+    about = Fact(
+        "F2",
+        "",
+        "The WebSocket protocol was standardised in 2011 as RFC 6455.",
+        "http://b.test/",
+        ("Q1",),
+        0.6,
+    )
+    facts = [near, about]
+    (answer,) = answer_sheet(checklist, item_answers(checklist, facts), facts, 2).answers
+    assert (answer.answer, answer.fact_ids) == ("RFC 6455", ("F2",))  # it says "WebSocket"
+    assert answer.other_answer == "RFC 2616"  # the near one still rivals it: a protocol's RFC
+    (alone,) = answer_sheet(checklist, item_answers(checklist, [near]), [near], 1).answers
+    assert alone.answer == "RFC 2616"  # with nothing about the subject, the name still answers
 
 
 def test_a_description_is_asked_a_clause_and_a_url_is_no_code_name() -> None:

@@ -126,22 +126,18 @@ def _item_answer(item: ChecklistItem, facts: Sequence[Fact], whole: str | None =
         offered = term_span(fact.evidence, item.question) or code_span(fact.evidence, item.question)
         return 1 if offered is not None else 2
 
-    subject = _subject_words(item.question) if kind in CHECKABLE else set()
+    named = kind is AnswerType.NAME  # a name's form says little (capitals): the asking sentence first
+    subject = _subject_words(item.question) if kind in CHECKABLE or named else set()
     asking = _asking_words(item.question)
 
     def order(pair: tuple[Fact, str]) -> tuple[float | str, ...]:
         fact = pair[0]
         said = _said(fact.evidence)
         asks = -len(asking & said)  # what the asking sentence says, not its statements
-        named = kind is AnswerType.NAME  # a name's form says little (capitals): the asking sentence first
-        return (
-            unnamed(fact),
-            asks if named else 0,
-            -(type_match(fact.evidence, kind) or 0.0),
-            -len(subject & said),  # a value about what is asked: "assignment expressions"
-            0 if named else asks,
-            *_rank(fact),
-        )
+        about = -len(subject & said)  # a value about what is asked: "assignment expressions"
+        if named:  # then a name said with what is asked ("PEP 498 ... formatted string literals")
+            return (unnamed(fact), asks, about, -(type_match(fact.evidence, kind) or 0.0), *_rank(fact))
+        return (unnamed(fact), -(type_match(fact.evidence, kind) or 0.0), about, asks, *_rank(fact))
 
     spans.sort(key=order)
     best, span = spans[0]
