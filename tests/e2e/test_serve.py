@@ -23,7 +23,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis.errors import Unsatisfiable
 from playwright.sync_api import expect, sync_playwright
 from pydantic import SecretStr
-from pypdf import PdfReader
 from ray import serve
 from ray.util.state import list_actors
 from schemathesis.core.result import Ok
@@ -32,6 +31,7 @@ from actors.engine import Engine
 from fathom_ray.settings import BrowserSettings
 from serve.deployment import api_application, run_api, shutdown
 from tests.net import free_port, wait_until_healthy
+from tests.pdf import pdf_text
 from tests.ray_state import alive, chromium_processes
 from tests.sse import concurrent_stream_outcomes, read_stream
 
@@ -276,8 +276,7 @@ def test_the_page_through_serve_live_reload_stop_and_permalink_after_a_restart(
         finished = page.url.rsplit("/", 1)[1]
         with page.expect_download() as download:  # printed by the engine's browser pool
             page.get_by_role("button", name="Download report.pdf").click()
-        printed = PdfReader(download.value.path())
-        assert GOAL["goal"] in " ".join(" ".join((p.extract_text() or "").split()) for p in printed.pages)
+        assert GOAL["goal"] in pdf_text(download.value.path())
         # a long session: reloaded mid-stream it replays without a duplicate, then Stop cancels it
         page.goto(f"{api_url}/")
         page.get_by_label("Goal").fill(LONG_GOAL["goal"])

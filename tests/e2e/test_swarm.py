@@ -5,7 +5,6 @@ the coordinator leaves behind (nothing)."""
 from __future__ import annotations
 
 import asyncio
-import io
 import json
 import re
 import shutil
@@ -18,7 +17,6 @@ from typing import Any
 
 import pytest
 import ray
-from pypdf import PdfReader
 
 from actors.coordinator import coordinator_actor, run_swarm
 from actors.engine import Engine
@@ -27,6 +25,7 @@ from fathom_ray.models import ResearchRequest
 from fathom_ray.settings import Settings, SwarmSettings
 from fathom_ray.swarm.receipts import CheckKind, Verdict, served_in
 from fathom_ray.swarm.task_ledger import RecordKind, read
+from tests.pdf import pdf_pages
 from tests.ray_state import alive, ever
 
 pytestmark = [pytest.mark.e2e]
@@ -98,9 +97,9 @@ def assert_bundle(files: dict[str, str], pdf: bytes | None, kept: Path) -> None:
         [*files, "report.pdf"]
     )
     assert pdf is not None
-    reader = PdfReader(io.BytesIO(pdf))
-    assert len(reader.pages) >= 2  # the summary, then each researcher's findings on a page of its own
-    assert "assignment expressions" in reader.pages[0].extract_text()
+    pages = pdf_pages(pdf)
+    assert len(pages) >= 2  # the summary, then each researcher's findings on a page of its own
+    assert "assignment expressions" in pages[0]
     pdftoppm = shutil.which("pdftoppm")
     assert pdftoppm, "poppler-utils (scripts/setup installs it)"
     (kept / "report.pdf").write_bytes(pdf)

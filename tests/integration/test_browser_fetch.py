@@ -6,7 +6,6 @@ import asyncio
 import base64
 import contextlib
 import hashlib
-import io
 import json
 import os
 import signal
@@ -22,7 +21,6 @@ import psutil
 import pytest
 import pytest_asyncio
 from playwright.async_api import Error
-from pypdf import PdfReader
 
 from fathom_ray.adapters import playwright_fetcher
 from fathom_ray.adapters.egress_proxy import EgressProxy
@@ -35,6 +33,7 @@ from fathom_ray.web.network import NetworkMap
 from fathom_ray.web.security import UrlPolicy
 from tests.integration.fault_cases import ENDLESS, FAULT_CASES, HOSTILE_PAGES
 from tests.net import free_port
+from tests.pdf import pdf_text
 
 WS_GUID = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"  # RFC 6455
 
@@ -137,17 +136,13 @@ async def test_pdf_comes_back_as_bytes(rig: Rig) -> None:
     assert result.data.startswith(b"%PDF")
 
 
-def _pdf_text(data: bytes) -> str:
-    return " ".join(page.extract_text() for page in PdfReader(io.BytesIO(data)).pages)
-
-
 async def test_reports_print_on_one_kept_page_each_with_its_own_text_and_no_script(rig: Rig) -> None:
     script = "<script>document.body.innerHTML = '<p>Scripted away</p>'</script>"
     first = await rig.fetcher.pdf(f"<html><body><p>First report</p>{script}</body></html>")
     second = await rig.fetcher.pdf("<html><body><p>Second report</p></body></html>")
     assert first.startswith(b"%PDF")
     assert second.startswith(b"%PDF")
-    first_text, second_text = _pdf_text(first), _pdf_text(second)
+    first_text, second_text = pdf_text(first), pdf_text(second)
     assert "First report" in first_text
     assert "Scripted" not in first_text
     assert "Second report" in second_text

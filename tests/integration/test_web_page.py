@@ -15,7 +15,6 @@ import httpx
 import pytest
 from playwright.sync_api import Browser, Dialog, Page, expect, sync_playwright
 from pydantic import SecretStr
-from pypdf import PdfReader
 
 from fathom_ray.adapters.edge_documents import EdgeDocumentStore
 from fathom_ray.adapters.llm_backends import ThreadedEmbedder
@@ -27,6 +26,7 @@ from fathom_ray.settings import ApiSettings, BrowserSettings, DocsSettings, Embe
 from serve.documents import DocumentsApi
 from serve.web import PAGE_CSP
 from tests.fake_sessions import FakeSessions, Server
+from tests.pdf import pdf_text
 
 pytestmark = pytest.mark.integration
 GOAL = "Which Python version introduced assignment expressions?"
@@ -148,8 +148,7 @@ def test_research_from_the_form_live_view_report_and_permalink(browser: Browser)
         with page.expect_download() as download:  # the report printed by Chromium, for every session
             page.get_by_role("button", name="Download report.pdf").click()
         assert download.value.suggested_filename == "s1-report.pdf"
-        printed = PdfReader(download.value.path())
-        text = " ".join(" ".join((p.extract_text() or "").split()) for p in printed.pages)
+        text = pdf_text(download.value.path())
         assert GOAL in text
         assert fact.evidence in text  # the facts' evidence follows the report
         assert sessions.states["s1"].request.depth == "glance"
