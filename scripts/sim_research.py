@@ -4,7 +4,7 @@
 15 s a question. This runs the same ``ResearchSession`` with the same evidence judge, embedder,
 extraction, frontier and offline search index, in one process: pages are read from the offline web
 over plain HTTP (its pages are static, so the text is Chromium's), source memory is empty (as in an
-eval run) and there is no Ray. A set of 46 questions takes a minute or two, so a change to the loop
+eval run) and there is no Ray. A set of 58 questions takes a few minutes, so a change to the loop
 can be tried on the dev set at once; the numbers that count stay those of `fathom eval`
 (scripts/bench_eval.py), which this never writes.
 
