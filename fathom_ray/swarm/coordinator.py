@@ -353,36 +353,35 @@ class Coordinator:
                 {"fact": receipt.fact_id, "kind": receipt.kind.value, "verdict": receipt.verdict.value},
             )
 
-    def _receive_served(self, *, wait: bool) -> None:
-        """The served looks that are done (``wait``: all, the caller awaited them)."""
-        running = []
+    def _receive_served(self) -> None:
+        """The receipts of the served looks that are done; the others run on."""
         for look in self._served:
-            if look.done() or wait:
+            if look.done():
                 self._receive(look.result())
-            else:
-                running.append(look)
-        self._served = running
+        self._served = [look for look in self._served if not look.done()]
 
     async def _verify_all(self) -> None:
         """Every served look and early fetch, awaited; their receipts taken."""
         early, self._early = self._early, []
         await asyncio.gather(*early, *self._served)
-        self._receive_served(wait=True)
+        self._receive_served()
 
     def verified(self) -> list[Fact]:
         """The merged facts whose receipts so far all pass: a fact whose served look still runs
-        counts on its stored look, until ``_compose`` has every verdict."""
+        counts on its stored look, until ``_settle_verified`` has every verdict."""
         passed = verdicts(self.result.receipts)
         return [m.fact for m in self.result.facts if passed.get(m.fact.id) is Verdict.PASS]
 
     async def _goal_check(self) -> list[str]:
-        result = self.result
-        self._receive_served(wait=False)
+        self._receive_served()
         facts = self.verified()
         self._counted.update(f.id for f in facts)
-        result.checklist = await checklists.settle(
-            self._judge, result.goal, result.checklist, facts, self._account
-        )
+        return await self._settle(self.result.checklist, facts)
+
+    async def _settle(self, checklist: list[ChecklistItem], facts: list[Fact]) -> list[str]:
+        """``checklist`` settled by the judge on ``facts``, shown; the items still open."""
+        result = self.result
+        result.checklist = await checklists.settle(self._judge, result.goal, checklist, facts, self._account)
         self.events.emit_checklist(result.checklist)
         return [i.id for i in result.checklist if not i.satisfied]
 
@@ -394,9 +393,7 @@ class Coordinator:
         facts = self.verified()
         if self._counted - {f.id for f in facts}:
             self._counted = {f.id for f in facts}
-            fresh = [replace(i, satisfied=False) for i in result.checklist]
-            result.checklist = await checklists.settle(self._judge, result.goal, fresh, facts, self._account)
-            self.events.emit_checklist(result.checklist)
+            return await self._settle([replace(i, satisfied=False) for i in result.checklist], facts)
         return [i.id for i in result.checklist if not i.satisfied]
 
     async def _compose(self) -> None:
