@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import dataclasses
 import json
 import sys
 from collections.abc import AsyncIterator, Sequence
@@ -193,6 +194,11 @@ async def one(
             (f.id, f.evidence, f.source_url) for f in state.fact_ledger.facts
         ],
         "answers": answers,
+        # the checklist and every kept fact in full, so answers can be composed anew from a run
+        "ledger": {
+            "checklist": [dataclasses.asdict(i) for i in state.checklist],
+            "facts": [dataclasses.asdict(f) for f in state.fact_ledger.facts],
+        },
         "answer_line": answer_match(
             answer_lines({"answers": answers}),
             question["answer"],

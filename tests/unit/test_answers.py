@@ -85,6 +85,52 @@ def judged_facts(checklist: list[ChecklistItem], text: str, url: str = URL) -> l
             "Which setting stops it?",
             "fail_fast",
         ),
+        # a word before the head names only when it looks like a name and the question does not say it
+        (
+            "The debugging environment reads its PIN from FLASK_PIN_VALUE at start.",
+            "Which environment variable holds the PIN?",
+            "FLASK_PIN_VALUE",
+        ),
+        (
+            "Use the Bolt runner: Runner.fresh_folder() gives each test a fresh folder.",
+            "Bolt runs tests. Which runner method gives a test a fresh folder?",
+            "Runner.fresh_folder()",
+        ),
+        (
+            "Set it with the TOOL_HOME environment variable.",
+            "Which environment variable sets it?",
+            "TOOL_HOME environment variable",
+        ),
+        # a class in CamelCase, a dot-command in quotes, a keyword argument
+        (
+            "Use the FrozenSetAction to accept repeated values.",
+            "Which action class accepts repeated values?",
+            "FrozenSetAction",
+        ),
+        (
+            'To list the schemas, type ".schemas" at the prompt.',
+            "Which dot-command lists the schemas?",
+            ".schemas",
+        ),
+        ("Pass exact=True so that lengths must agree.", "Which argument makes lengths agree?", "exact=True"),
+        # the head is the asking sentence's, not an earlier "in which"
+        (
+            "The negotiation is defined in RFC 7301.",
+            "The server picks a protocol in which the client lists its choices. Which RFC defines it?",
+            "RFC 7301",
+        ),
+        # a name said after the head answers before the term a description defines
+        (
+            "- --force\n- If the Git configuration variable clean.requireForce is not false, it refuses.",
+            "Which Git configuration variable makes git clean refuse to work?",
+            "Git configuration variable clean.requireForce",
+        ),
+        # "how long": a count of time
+        (
+            "Unreachable entries are kept for 30 days by default.",
+            "After how long are entries pruned?",
+            "30 days",
+        ),
     ],
 )
 def test_the_span_is_the_typed_part_of_the_evidence(evidence: str, question: str, span: str | None) -> None:
@@ -376,3 +422,20 @@ def test_the_fact_that_says_the_asking_sentence_answers_it_not_the_one_that_says
     )
     (answer,) = item_answers(checklist, [bridge, term])
     assert (answer.answer, answer.fact_ids[0]) == ("inherit_errexit", "F2")
+
+
+def test_a_clause_that_says_the_asking_sentence_beats_a_code_name_that_does_not() -> None:
+    asked = (
+        "A tool raised its minimum SQLite version. Which scheme does SQLite follow for release numbers since?"
+    )
+    checklist = [ChecklistItem("Q1", asked)]
+    said = "Since version 3.9.0 SQLite follows semantic versioning for its release numbers."
+    clause = Fact("F1", "", said, "http://a.test/", ("Q1",), 0.6)
+    coded = Fact(
+        "F2", "", "The SQLITE_VERSION macro holds the version string.", "http://b.test/", ("Q1",), 0.7
+    )
+    (answer,) = item_answers(checklist, [coded, clause])
+    assert answer.fact_ids[0] == "F1"
+    assert "semantic versioning" in answer.answer
+    (alone,) = item_answers(checklist, [coded])
+    assert alone.answer == "SQLITE_VERSION"  # with nothing better, the code name answers

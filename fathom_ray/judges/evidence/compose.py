@@ -13,11 +13,12 @@ finding that cites them all.
 The answers are each item's typed span (``spans``) from its best fact: the fact whose evidence
 best offers the answer type, then (for a version, date, person or number) the one that says most of
 what the question is about ("assignment expressions", not another feature's "New in version 3.6"),
-then the most confident; for a "which" question, a fact that names what it asks before one that
-offers a name in code's form (the term a reference page's description defines among them:
-"inherit_errexit" over "If set, ..."), and that before one that offers a clause alone, and among
-equals the fact that says more of the sentence that asks (past the statements before it, which the
-bridge's fact says) before a name's capitals or confidence count; a person comes only
+then the most confident; for a "which" question, the fact that says more of the sentence that asks
+(past the statements before it, which the bridge's fact says), then among equals a fact that names
+what it asks before one that offers a name in code's form (the term a reference page's description
+defines among them: "inherit_errexit" over "If set, ..."), and that before one that offers a clause
+alone, before a name's capitals or confidence count (a wrong name said beside the bridge is worse
+than the sentence that answers); a person comes only
 from a fact that says a word of the question itself. A version, date, person or number question
 whose facts hold no such span has no answer. Another page's fact about the item that offers a
 different value as well and nearly as confidently (or that the ledger marks as contradicting the
@@ -135,8 +136,8 @@ def _item_answer(item: ChecklistItem, facts: Sequence[Fact], whole: str | None =
         said = _said(fact.evidence)
         asks = -len(asking & said)  # what the asking sentence says, not its statements
         about = -len(subject & said)  # a value about what is asked: "assignment expressions"
-        if named:  # then a name said with what is asked ("PEP 498 ... formatted string literals")
-            return (unnamed(fact), asks, about, -(type_match(fact.evidence, kind) or 0.0), *_rank(fact))
+        if named:  # the asking sentence, then a name, then one said with what is asked (PEP 498 ...)
+            return (asks, unnamed(fact), about, -(type_match(fact.evidence, kind) or 0.0), *_rank(fact))
         return (unnamed(fact), -(type_match(fact.evidence, kind) or 0.0), about, asks, *_rank(fact))
 
     spans.sort(key=order)

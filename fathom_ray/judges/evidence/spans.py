@@ -15,6 +15,7 @@ import re
 from collections.abc import Callable
 
 from fathom_ray.judges.evidence.answer_types import HISTORIC_DATE, MAKING, AnswerType
+from fathom_ray.judges.evidence.decompose import question_sentences
 
 MAX_CLAUSE_CHARS = 160
 _VERSION = r"v?\d+\.\d+(?:\.\d+){0,2}(?![\w.]*\d)"
@@ -47,6 +48,7 @@ _MAKER = re.compile(
 )
 _AUTHOR_WORD = re.compile(r"\bauthors?\b|\bcreator\b", re.I)
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?![\w.]*\d)")
+_TIME_UNITS = r"(?:second|minute|hour|day|week|month|year)"
 _HOW_MANY = re.compile(r"\bhow (?:many|much|long|large|big|often|far)\s+([a-z]+)", re.I)
 _WHICH = re.compile(r"\b(?:which|what)\s+((?:[\w-]+\s+){0,3}[\w-]+)", re.I)
 _STOP_HEAD = frozenset(
@@ -56,14 +58,21 @@ _STOP_HEAD = frozenset(
         *("this", "these", "those", "it", "its", "first"),
     )
 )
-_IDENTIFIER_AFTER = r"\s+((?:[\w.-]*\d[\w.-]*|[A-Z][\w.-]*)(?<![.-]))"  # never a closing full stop
+# after the head: a number, a capitalised word or a name in code's form ("clean.requireForce",
+# "xpg_echo"); never a closing full stop
+_IDENTIFIER_AFTER = r"\s+((?:[\w.-]*\d[\w.-]*|[A-Z][\w.-]*|[a-z]\w*[._]\w[\w.]*|[a-z]+[A-Z]\w*)(?<![.-]))"
 _CODE_BEFORE = r"([A-Za-z_][\w.]*)\s+"
+# a word that names rather than describes: capitals past its first letter, a digit, "_" or "."
+_NAME_LIKE = re.compile(r"^[A-Z]{2,}|.[A-Z]|[\d_.]")
 _CODE_NAME = re.compile(
     r"(?<![\w-])--?[A-Za-z][\w-]*(?:=[\w.:-]+)?"  # an option
     r"|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?"  # a dotted name
     r"|\b[A-Za-z_]\w*\(\)"  # a called name
     r"|\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b|\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b"  # snake_case, SCREAMING_CASE
     r"|\b[A-Z]{2,}(?:[ \t]+[A-Z]{2,})+\b"  # a keyword phrase in capitals
+    r"|\b[A-Z][a-z]+(?:[A-Z][a-z\d]+)+\b"  # CamelCase: a class
+    r"|\b[a-z_][a-z\d_]*=[\w.]+"  # a keyword argument: strict=True
+    r"|(?<=[\"'])\.[a-z][a-z\d_]*(?=[\"'])"  # a dot-command in quotes: ".tables"
 )
 _DESCRIBED = frozenset(  # heads whose answer is a description ("what ability"), not a name
     (
@@ -94,7 +103,8 @@ def typed_span(evidence: str, question: str, kind: AnswerType) -> str | None:
         return _TYPED[kind](evidence, question)
     if kind is AnswerType.NAME:
         return (
-            term_span(evidence, question)
+            named_after(evidence, question)
+            or term_span(evidence, question)
             or name_span(evidence, question)
             or code_span(evidence, question)
             or short_clause(evidence)
@@ -177,7 +187,8 @@ def _person(evidence: str, question: str) -> str | None:
 def _number(evidence: str, question: str) -> str | None:
     unit = _HOW_MANY.search(question)
     if unit is not None:
-        stem = re.escape(unit.group(1).lower().rstrip("s"))
+        asked = unit.group(1).lower().rstrip("s")
+        stem = _TIME_UNITS if unit.group(0).lower().startswith("how long") else re.escape(asked)
         counted = re.search(rf"(?<![\w.])\d[\d,]*(?:\.\d+)?\s+{stem}\w*", evidence, re.I)
         if counted is not None:
             return counted.group(0)
@@ -185,16 +196,31 @@ def _number(evidence: str, question: str) -> str | None:
     return None if found is None else found.group(0)
 
 
-def name_span(evidence: str, question: str) -> str | None:
-    """What the question's head noun names: "which PEP" -> "PEP 572", "which module" ->
-    "zoneinfo module", "which time zone database" -> "IANA time zone database"."""
+def named_after(evidence: str, question: str) -> str | None:
+    """The name the evidence says right after the question's head ("PEP 572", "environment variable
+    WERKZEUG_DEBUG_PIN"): it answers before the term a description defines, which may be another
+    (an option's description that names the setting the question asks for)."""
     for head in _heads(question):
         after = re.search(rf"\b(?i:{re.escape(head)}){_IDENTIFIER_AFTER}", evidence)
         if after is not None:
             return after.group(0)
-        before = re.search(rf"{_CODE_BEFORE}(?i:{re.escape(head)})\b", evidence)
-        if before is not None and before.group(1).lower() not in _STOP_HEAD:
-            return before.group(0)
+    return None
+
+
+def name_span(evidence: str, question: str) -> str | None:
+    """What the question's head noun names: "which PEP" -> "PEP 572", "which environment variable"
+    -> "PYTHONWARNINGS environment variable", "which time zone database" -> "IANA time zone
+    database". A name before the head looks like one (capitals past its first letter, a digit, "_"
+    or ".") and is not the question's own word: "debugging environment" or "Click runner" (of a
+    question about Click) is no name."""
+    named = named_after(evidence, question)
+    if named is not None:
+        return named
+    asked = set(re.findall(r"[\w.]+", question.casefold()))
+    for head in _heads(question):
+        for before in re.finditer(rf"{_CODE_BEFORE}(?i:{re.escape(head)})\b", evidence):
+            if _NAME_LIKE.search(before.group(1)) and before.group(1).casefold() not in asked:
+                return before.group(0)
     return None
 
 
@@ -230,7 +256,8 @@ def _asks_description(question: str) -> bool:
 
 def _heads(question: str) -> list[str]:
     """The phrases a "which/what X" question names its answer by, longest first."""
-    found = _WHICH.search(question)
+    asking = question_sentences(question.split(" (", 1)[0])[-1]  # not "in which" of a statement before
+    found = _WHICH.search(asking) or _WHICH.search(question)
     if found is None:
         return []
     words: list[str] = []
