@@ -11,7 +11,11 @@ can be tried on the dev set at once; the numbers that count stay those of `fatho
 Per question it prints the evidence pages one pass reads (the goal's top results) and those the
 loop reads, then the means and their ratio:
 
-    .venv/bin/python scripts/sim_research.py dev quick [--only q08,q15] [--seed 7] [--show]
+    .venv/bin/python scripts/sim_research.py dev quick [--only q08,q15] [--seed 7] [--show] [--out RUN.jsonl]
+
+``--out`` writes each question's row: the pages read and one pass's, the queries, the answers, and
+the checklist and kept facts in full, from which ``scripts/recompose_answers.py`` composes the
+answers anew with the code as it is now.
 """
 
 from __future__ import annotations
