@@ -22,8 +22,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 from sim_research import load  # noqa: E402
 
+from fathom_ray.evaluation.scoring import answer_lines  # noqa: E402
 from fathom_ray.judges.evidence.compose import item_answers  # noqa: E402
 from fathom_ray.models import ChecklistItem, Fact  # noqa: E402
+from fathom_ray.research.answer_sheet import answer_sheet, to_json  # noqa: E402
 from fathom_ray.text.normalise import answer_match  # noqa: E402
 
 
@@ -39,9 +41,13 @@ def ledger(row: dict[str, Any]) -> tuple[list[ChecklistItem], list[Fact]]:
 
 
 def lines(row: dict[str, Any]) -> str:
-    """The answer lines composed now: each answer and, where sources disagree, the other value."""
-    said = [s for a in item_answers(*ledger(row)) for s in (a.answer, a.other_answer or "") if s]
-    return " ; ".join(said)
+    """The answer lines composed now, through the session's own answer sheet (each answer held to
+    its cited evidence), as ``sim_research`` scores them."""
+    checklist, facts = ledger(row)
+    sheet = answer_sheet(
+        checklist, item_answers(checklist, facts), facts, pages_read=len(row.get("read", []))
+    )
+    return answer_lines({"answers": [to_json(a) for a in sheet.answers]})
 
 
 def main() -> None:

@@ -194,9 +194,6 @@ async def one(
         "goal_ranking": goal,
         "checklist": [(i.question, i.satisfied) for i in state.checklist],
         "facts": len(state.fact_ledger.facts),
-        "evidence_kept": [  # each fact's id, verbatim evidence and page, for reading a run
-            (f.id, f.evidence, f.source_url) for f in state.fact_ledger.facts
-        ],
         "answers": answers,
         # the checklist and every kept fact in full, so answers can be composed anew from a run
         "ledger": {

@@ -105,7 +105,7 @@ def typed_span(evidence: str, question: str, kind: AnswerType) -> str | None:
         return (
             named_after(evidence, question)
             or term_span(evidence, question)
-            or name_span(evidence, question)
+            or _named_before(evidence, question)
             or code_span(evidence, question)
             or short_clause(evidence)
         )
@@ -213,9 +213,12 @@ def name_span(evidence: str, question: str) -> str | None:
     database". A name before the head looks like one (capitals past its first letter, a digit, "_"
     or ".") and is not the question's own word: "debugging environment" or "Click runner" (of a
     question about Click) is no name."""
-    named = named_after(evidence, question)
-    if named is not None:
-        return named
+    return named_after(evidence, question) or _named_before(evidence, question)
+
+
+def _named_before(evidence: str, question: str) -> str | None:
+    """A name the evidence says right before the question's head ("PYTHONWARNINGS environment
+    variable"), when it looks like one and the question does not say it (``name_span``)."""
     asked = set(re.findall(r"[\w.]+", question.casefold()))
     for head in _heads(question):
         for before in re.finditer(rf"{_CODE_BEFORE}(?i:{re.escape(head)})\b", evidence):
