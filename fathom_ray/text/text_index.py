@@ -1,8 +1,11 @@
-"""A full-text index of web pages through tantivy: BM25 over title and body, on disk, memory-mapped.
+"""A full-text index of web pages through tantivy: BM25 over passages and titles, on disk, memory-mapped.
 
 Pages and queries are cut into words by ``term_match.tokenize`` (the words every BM25 here
 shares: dotted names and versions such as ``3.11`` stay whole, stop words go) and tantivy indexes
-those words as given; titles count twice.
+those words as given; titles count twice. A page is indexed as passages of about
+``PASSAGE_WORDS`` words (each with the page's title), and a page ranks by its best passage, as web
+search engines rank long pages: a long page that answers in one section is not buried under short
+pages that mention the words once. Its snippet comes from that passage.
 
 Serves the ``local`` search backend (``fathom index``) and the offline test web's search engine.
 An index is a folder, written whole into a temporary sibling and renamed into place, so a reader
@@ -20,13 +23,18 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import tantivy
 
 from fathom_ray.text.term_match import snippet, tokenize
 
-FORMAT = "tantivy-2"  # bump when the schema changes: old folders are then rebuilt, never misread
+FORMAT = "tantivy-3"  # bump when the schema changes: old folders are then rebuilt, never misread
 MARKER = "fathom-index"
+PAGES = "fathom-pages"  # how many pages the index holds (tantivy counts passages)
+PASSAGE_WORDS = 150
+PASSAGE_OVERLAP = 30  # words of the passage before, so a sentence cut at a border is whole in one
+PASSAGES_PER_PAGE_ASKED = 8  # passages fetched per page wanted, before pages are told apart
 SNIPPET_SOURCE_CHARS = 20_000
 TITLE_CHARS = 1_000
 TITLE_BOOST = 2.0
@@ -62,6 +70,7 @@ def _schema() -> tantivy.Schema:
     builder.add_text_field("url", stored=True, tokenizer_name="raw", index_option="basic")
     builder.add_text_field("title_terms", stored=False, tokenizer_name=WORDS)
     builder.add_text_field("body", stored=False, tokenizer_name=WORDS)
+    builder.add_text_field("site_terms", stored=False, tokenizer_name=WORDS)
     builder.add_text_field("title", stored=True, tokenizer_name="raw", index_option="basic")
     builder.add_bytes_field("head", stored=True, indexed=False)  # the start of the text, for snippets
     return builder.build()
@@ -70,10 +79,11 @@ def _schema() -> tantivy.Schema:
 class TextIndex:
     """A read-only index; make one with ``build``, open one with ``open``."""
 
-    def __init__(self, folder: Path, index: tantivy.Index) -> None:
+    def __init__(self, folder: Path, index: tantivy.Index, pages: int) -> None:
         self.folder = folder
         self._index = index
         self._searcher = index.searcher()
+        self._pages = pages
 
     @classmethod
     def build(cls, folder: Path, documents: Iterable[IndexedDocument], *, replace: bool = True) -> TextIndex:
@@ -84,10 +94,14 @@ class TextIndex:
         try:
             index = _with_words(tantivy.Index(_schema(), path=str(work)))
             writer = index.writer(WRITER_HEAP_BYTES, 1)
+            pages = 0
             for document in documents:
-                writer.add_document(_document(document))
+                pages += 1
+                for passage in passages(document.text):
+                    writer.add_document(_document(document, passage))
             writer.commit()
             writer.wait_merging_threads()
+            (work / PAGES).write_text(str(pages), encoding="utf-8")
             (work / MARKER).write_text(FORMAT, encoding="utf-8")
             if replace or not _whole(folder):
                 _move_into_place(work, folder)
@@ -114,36 +128,67 @@ class TextIndex:
             index = _with_words(tantivy.Index.open(str(folder)))
         except (OSError, ValueError) as e:
             raise ValueError(f"{folder} is not a readable index: {e}") from e
-        return cls(folder, index)
+        return cls(folder, index, int((folder / PAGES).read_text(encoding="utf-8")))
 
     def __len__(self) -> int:
-        return int(self._searcher.num_docs)
+        return self._pages
 
     def search(self, query: str, limit: int = 10) -> list[Hit]:
-        """The best ``limit`` pages for ``query`` (free text, never query syntax), best first."""
+        """The best ``limit`` pages for ``query`` (free text, never query syntax), best first: each
+        page once, scored by its best passage."""
         terms = tokenize(query)
         if not terms or limit < 1:
             return []
         parsed, _ = self._index.parse_query_lenient(
-            " ".join(terms), ["title_terms", "body"], field_boosts={"title_terms": TITLE_BOOST}
+            " ".join(terms), ["title_terms", "body", "site_terms"], field_boosts={"title_terms": TITLE_BOOST}
         )
-        found = self._searcher.search(parsed, limit, count=False).hits
-        return [self._hit(float(score), address, set(terms)) for score, address in found]
+        asked = limit * PASSAGES_PER_PAGE_ASKED
+        while True:
+            found = self._searcher.search(parsed, asked, count=False).hits
+            best: dict[str, Hit] = {}
+            for score, address in found:
+                document = self._searcher.doc(address)
+                url = str(document.get_first("url"))
+                if url not in best:
+                    best[url] = _hit(url, float(score), document, set(terms))
+                if len(best) == limit:
+                    return list(best.values())
+            if len(found) < asked:  # every matching passage seen
+                return list(best.values())
+            asked *= 4
 
-    def _hit(self, score: float, address: tantivy.DocAddress, terms: set[str]) -> Hit:
-        document = self._searcher.doc(address)
-        head = bytes(document.get_first("head") or b"").decode("utf-8", "replace")
-        url = str(document.get_first("url"))
-        return Hit(url, str(document.get_first("title") or url), snippet(head, terms), round(score, 4))
+
+def _hit(url: str, score: float, document: tantivy.Document, terms: set[str]) -> Hit:
+    head = bytes(document.get_first("head") or b"").decode("utf-8", "replace")
+    return Hit(url, str(document.get_first("title") or url), snippet(head, terms), round(score, 4))
 
 
-def _document(document: IndexedDocument) -> tantivy.Document:
+def site_words(url: str) -> list[str]:
+    """The words of ``url``'s host name, as a search engine matches a site's name ("Debian
+    Reference" finds reference.debian.org's pages): its labels but the last and "www"."""
+    host = urlsplit(url).hostname or ""
+    if host.replace(".", "").isdigit() or ":" in host:  # an address, not a name
+        return []
+    labels = [label for label in host.split(".")[:-1] if label != "www"]
+    return tokenize(" ".join(labels).replace("-", " "))
+
+
+def passages(text: str) -> list[str]:
+    """``text`` in passages of ``PASSAGE_WORDS`` words, each opening with the ``PASSAGE_OVERLAP``
+    words before it; one (perhaps empty) passage for a short page."""
+    words = text.split()
+    starts = range(0, max(len(words), 1), PASSAGE_WORDS)
+    return [" ".join(words[max(0, start - PASSAGE_OVERLAP) : start + PASSAGE_WORDS]) for start in starts]
+
+
+def _document(document: IndexedDocument, passage: str) -> tantivy.Document:
     return tantivy.Document(
         url=document.url,
         title=document.title[:TITLE_CHARS],
         title_terms=" ".join(tokenize(document.title)),
-        body=" ".join(tokenize(document.text)),
-        head=document.text[:SNIPPET_SOURCE_CHARS].encode("utf-8"),
+        body=" ".join(tokenize(passage)),
+        site_terms=" ".join(site_words(document.url)),
+        head=passage[:SNIPPET_SOURCE_CHARS].encode("utf-8"),
     )
 
 

@@ -284,7 +284,7 @@ def test_a_name_said_with_what_is_asked_beats_a_better_formed_name_about_somethi
     facts = [near, about]
     (answer,) = answer_sheet(checklist, item_answers(checklist, facts), facts, 2).answers
     assert (answer.answer, answer.fact_ids) == ("RFC 6455", ("F2",))  # it says "WebSocket"
-    assert answer.other_answer == "RFC 2616"  # the near one still rivals it: a protocol's RFC
+    assert answer.other_answer == ""  # nor does it rival it: it says less of what is asked
     (alone,) = answer_sheet(checklist, item_answers(checklist, [near]), [near], 1).answers
     assert alone.answer == "RFC 2616"  # with nothing about the subject, the name still answers
 
@@ -354,6 +354,32 @@ def test_a_person_comes_only_from_a_fact_that_names_what_the_question_asks_about
     assert item_answers(checklist, [patch]) == []
     (claim,) = item_answers(checklist, [patch, pep])
     assert (claim.item, claim.answer, claim.fact_ids) == ("Q3", "Chris Angelico", ["F2"])
+    # a PEP's author under another PEP's heading says "PEP" but nothing of the PEP the context names
+    written = "- PEP written by Guido van Rossum and Raymond D. Hettinger."
+    other_pep = Fact("F3", "c", written, "http://c.test/", ("Q3",), 0.9)
+    assert item_answers(checklist, [patch, other_pep]) == []
+    (claim,) = item_answers(checklist, [other_pep, pep])
+    assert claim.answer == "Chris Angelico"
+
+
+def test_a_value_rivals_the_answer_only_when_it_says_as_much_of_what_is_asked() -> None:
+    # the README run's page: "3.7" of asynchronous generator expressions is no rival to "3.8"
+    checklist = [ChecklistItem("Q1", "Which Python version introduced assignment expressions?")]
+    best = Fact("F1", "", "New in version 3.8: See PEP 572 for assignment expressions.", URL, ("Q1",), 0.8)
+    near = Fact(
+        "F2",
+        "",
+        "Changed in version 3.7: Prior to Python 3.7, asynchronous generator expressions could only appear.",
+        "http://b.test/",
+        ("Q1",),
+        0.8,
+    )
+    same = Fact("F3", "", "Assignment expressions came in version 3.9.", "http://c.test/", ("Q1",), 0.8)
+    (alone,) = answer_sheet(checklist, item_answers(checklist, [best, near]), [best, near], 2).answers
+    assert (alone.status, alone.answer) == (AnswerStatus.ANSWERED, "3.8")
+    facts = [best, near, same]
+    (rivalled,) = answer_sheet(checklist, item_answers(checklist, facts), facts, 3).answers
+    assert (rivalled.status, rivalled.other_answer) == (AnswerStatus.CONFLICTING, "3.9")
 
 
 SHOPT = """The shopt builtin

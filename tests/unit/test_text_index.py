@@ -6,7 +6,14 @@ from pathlib import Path
 import pytest
 
 from fathom_ray.text.term_match import match_scores, snippet, tokenize
-from fathom_ray.text.text_index import IndexedDocument, TextIndex
+from fathom_ray.text.text_index import (
+    PASSAGE_OVERLAP,
+    PASSAGE_WORDS,
+    IndexedDocument,
+    TextIndex,
+    passages,
+    site_words,
+)
 
 DOCS = [
     IndexedDocument(
@@ -122,3 +129,51 @@ def test_match_scores_rank_texts_per_query_in_zero_to_one() -> None:
     assert wal[2] == 1.0 > wal[0] > 0
     assert absent == [0.0, 0.0, 0.0]
     assert match_scores([], ["WAL"]) == [[]]
+
+
+def test_a_long_page_ranks_by_its_best_passage_and_appears_once(tmp_path: Path) -> None:
+    # a long reference page answers in one section; short pages mention a word or two in passing
+    sections = [f"Section {n} is about unrelated matters of storage and layout. " * 12 for n in range(40)]
+    sections[25] = "The generate_series function returns rows from start to stop; generate_series counts."
+    long_page = IndexedDocument("http://a.test/functions", "Functions", " ".join(sections))
+    filler = "Notes cover several unrelated topics in passing. " * 12
+    short = [
+        IndexedDocument(f"http://b.test/{n}", f"Note {n}", f"{filler} See generate_series for rows {n}.")
+        for n in range(5)
+    ]
+    index = TextIndex.build(tmp_path / "index", [*short, long_page])
+    assert len(index) == 6  # pages, not passages
+    hits = index.search("generate_series rows", limit=3)
+    assert hits[0].url == "http://a.test/functions"
+    assert "generate_series function returns" in hits[0].snippet
+    assert len({h.url for h in hits}) == len(hits) == 3
+    everything = index.search("rows storage", limit=50)
+    assert sorted(h.url for h in everything) == sorted(d.url for d in [*short, long_page])
+
+
+def test_passages_cover_every_word_and_overlap() -> None:
+    words = [f"w{n}" for n in range(PASSAGE_WORDS * 2 + 7)]
+    cut = passages(" ".join(words))
+    assert len(cut) == 3
+    assert cut[0].split() == words[:PASSAGE_WORDS]
+    assert cut[1].split()[0] == words[PASSAGE_WORDS - PASSAGE_OVERLAP]
+    assert cut[2].split()[-1] == words[-1]
+    assert passages("") == [""]
+
+
+def test_a_site_is_found_by_the_words_of_its_host_name(tmp_path: Path) -> None:
+    # the chapter's title does not name its site; a search engine still matches "Debian Reference"
+    chapter = IndexedDocument(
+        "http://reference.debian.test/ch10.html", "Chapter 10. Data management", "Set push.default in git."
+    )
+    other = IndexedDocument("http://elsewhere.test/git", "Git notes", "push.default: the push.default.")
+    index = TextIndex.build(tmp_path / "index", [other, chapter])
+    assert index.search("Debian Reference push.default")[0].url == chapter.url
+    assert index.search("push.default")[0].url == other.url
+
+
+def test_site_words_are_the_host_labels_but_the_last() -> None:
+    assert site_words("http://reference.debian.test/ch10.html") == ["reference", "debian"]
+    assert site_words("https://www.git-scm.com:8443/docs") == ["git", "scm"]
+    assert site_words("http://127.0.0.1:8180/a") == []
+    assert site_words("file:///tmp/a.html") == []

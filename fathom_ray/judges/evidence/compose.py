@@ -45,6 +45,7 @@ TYPE_BAR = 1.0
 SETTLE_MARGIN = 0.2
 CHECKABLE = frozenset((AnswerType.VERSION, AnswerType.DATE, AnswerType.PERSON, AnswerType.NUMBER))
 CONFLICT_MARGIN = 0.1  # how much less confident than the best a conflicting fact may be
+_BACK_REFERENCE = re.compile(r"\b(?:the|that|this|these|those)\s+([\w-]+)", re.I)
 _ASKED_KIND = re.compile(r"\b(?:which|what)\s+([\w-]+)", re.I)
 
 
@@ -156,9 +157,18 @@ def _item_answer(item: ChecklistItem, facts: Sequence[Fact], whole: str | None =
 def _names_its_subject(fact: Fact, item: ChecklistItem) -> bool:
     """Whether a fact says a word of the question itself (before the context decomposition added):
     "Who wrote the PEP" is not answered by "The augmented assignment patch was implemented by
-    Thomas Wouters", a person with no PEP in sight. A question without such words passes."""
-    own = _said(item.question.split(" (", 1)[0])
-    return not own or bool(own & _said(fact.evidence))
+    Thomas Wouters", a person with no PEP in sight; nor, when the context says which PEP, by "PEP
+    written by Guido van Rossum" under another PEP's heading, with none of the context's words. A
+    question without such words passes."""
+    own_text, _, context = item.question.partition(" (")
+    own, said = _said(own_text), _said(fact.evidence)
+    if own and not own & said:
+        return False
+    referred = {w.casefold() for w in _BACK_REFERENCE.findall(own_text)}
+    if not context or not own & referred:
+        return True
+    # "the PEP" is the one the context names: "PEP written by ..." under another PEP will not do
+    return bool(((own - referred) | _said(context.rstrip(")?"))) & said)
 
 
 def _conflict(
@@ -166,17 +176,23 @@ def _conflict(
 ) -> tuple[Fact, str] | None:
     """A fact of another page offering a different value of the type, or one the ledger says
     contradicts the best; None when the sources agree. A name is only rivalled by a name ("PEP
-    572" by another PEP, never by a fact's first clause)."""
+    572" by another PEP, never by a fact's first clause), and a value only by one that says as much
+    of what is asked as the best does ("3.7" of asynchronous generator expressions does not rival
+    "3.8" of assignment expressions)."""
     kind = expected_type(question)
     if kind not in CHECKABLE and kind is not AnswerType.NAME:
         return None
     match = type_match(best.evidence, kind) or 0.0
+    subject = _subject_words(question)
+    about = len(subject & _said(best.evidence))
     for fact, value in rest:
         if _same(value, span) or span.casefold() in fact.evidence.casefold():
             continue
         if kind is AnswerType.NAME and name_span(fact.evidence, question) is None:
             continue
         if not _about_its_subject(fact, question):  # "PEP 1" on PEPs at large rivals no "which PEP"
+            continue
+        if len(subject & _said(fact.evidence)) < about:  # "generator expressions" vs "assignment ..."
             continue
         contradicts = fact.id in best.contradicts or best.id in fact.contradicts
         rival = (
