@@ -121,7 +121,7 @@ def main() -> None:
         write(w)
         print(f"written to {MODULE.relative_to(ROOT)}")
     command = "python scripts/fit_page_choice.py" + (" --write" if args.write else "")
-    body = _body(current, w, taken, args.seed, len(decisions), written=args.write)
+    body = _body(current, w, taken, args.seed, len(decisions), questions=len(load("dev")), written=args.write)
     write_section("page-choice", "Page choice: the later rounds' weights, fit on dev", command, body)
 
 
@@ -132,6 +132,7 @@ def _body(
     seed: int,
     choices: int,
     *,
+    questions: int,
     written: bool,
 ) -> str:
     names = [*page_choice.FEATURES, "bias"]
@@ -144,7 +145,7 @@ def _body(
             "A round after the first reads, while the goal's own results last, the waiting pages with "
             'the best score (`research/page_choice.py`): a logistic regression of "the page is one of '
             "the question's evidence pages\" on what the searches say of it. Fit on the dev set alone "
-            f"(46 questions at quick and focused, seed {seed}), from every such choice the loop "
+            f"({questions} questions at quick and focused, seed {seed}), from every such choice the loop "
             "made in `scripts/sim_research.py` with the weights in use; held-out and validation "
             "questions never enter it (their figures: Evaluation).",
             table(("signal", "weight in use", f"this fit ({now})"), rows),
