@@ -97,8 +97,9 @@ class TextIndex:
             pages = 0
             for document in documents:
                 pages += 1
+                page = _page_fields(document)  # the same in each of its passages
                 for passage in passages(document.text):
-                    writer.add_document(_document(document, passage))
+                    writer.add_document(_document(page, passage))
             writer.commit()
             writer.wait_merging_threads()
             (work / PAGES).write_text(str(pages), encoding="utf-8")
@@ -142,19 +143,21 @@ class TextIndex:
         parsed, _ = self._index.parse_query_lenient(
             " ".join(terms), ["title_terms", "body", "site_terms"], field_boosts={"title_terms": TITLE_BOOST}
         )
-        asked = limit * PASSAGES_PER_PAGE_ASKED
-        while True:
-            found = self._searcher.search(parsed, asked, count=False).hits
-            best: dict[str, Hit] = {}
+        wanted = set(terms)
+        best: dict[str, Hit] = {}
+        offset, asked = 0, limit * PASSAGES_PER_PAGE_ASKED
+        while True:  # the next passages, until ``limit`` pages or every matching passage is seen
+            found = self._searcher.search(parsed, asked, count=False, offset=offset).hits
             for score, address in found:
                 document = self._searcher.doc(address)
                 url = str(document.get_first("url"))
                 if url not in best:
-                    best[url] = _hit(url, float(score), document, set(terms))
-                if len(best) == limit:
-                    return list(best.values())
-            if len(found) < asked:  # every matching passage seen
+                    best[url] = _hit(url, float(score), document, wanted)
+                    if len(best) == limit:
+                        return list(best.values())
+            if len(found) < asked:
                 return list(best.values())
+            offset += asked
             asked *= 4
 
 
@@ -181,14 +184,19 @@ def passages(text: str) -> list[str]:
     return [" ".join(words[max(0, start - PASSAGE_OVERLAP) : start + PASSAGE_WORDS]) for start in starts]
 
 
-def _document(document: IndexedDocument, passage: str) -> tantivy.Document:
+def _page_fields(document: IndexedDocument) -> dict[str, str]:
+    """The fields every passage of ``document`` shares: its address, title and site's words."""
+    return {
+        "url": document.url,
+        "title": document.title[:TITLE_CHARS],
+        "title_terms": " ".join(tokenize(document.title)),
+        "site_terms": " ".join(site_words(document.url)),
+    }
+
+
+def _document(page: dict[str, str], passage: str) -> tantivy.Document:
     return tantivy.Document(
-        url=document.url,
-        title=document.title[:TITLE_CHARS],
-        title_terms=" ".join(tokenize(document.title)),
-        body=" ".join(tokenize(passage)),
-        site_terms=" ".join(site_words(document.url)),
-        head=passage[:SNIPPET_SOURCE_CHARS].encode("utf-8"),
+        **page, body=" ".join(tokenize(passage)), head=passage[:SNIPPET_SOURCE_CHARS].encode("utf-8")
     )
 
 
