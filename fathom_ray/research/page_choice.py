@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from fathom_ray.judges.evidence.decompose import question_sentences
 from fathom_ray.judges.evidence.terms import query_terms, terms
 
 FEATURES = (
@@ -28,8 +29,8 @@ FEATURES = (
     "a site's front page or index",
 )
 # fit by scripts/fit_page_choice.py on the dev set (see docs/benchmarks.md, "Page choice")
-WEIGHTS = (1.55, 1.89, 0.85, -0.19, -1.02, 1.06, 3.82, -1.53)
-BIAS = -5.96
+WEIGHTS = (2.41, 1.00, 1.07, -0.25, -1.15, 0.86, 4.65, -2.43)
+BIAS = -5.79
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,9 +65,16 @@ def score(signals: Signals, weights: Sequence[float] = WEIGHTS, bias: float = BI
 
 def asked_terms(questions: Sequence[str]) -> list[frozenset[str]]:
     """Each question's terms (question words aside), for ``snippet_cover``; a question of question
-    words alone asks nothing and is left out."""
-    asked = [frozenset(query_terms(q)) for q in questions]
-    return [a for a in asked if a]
+    words alone asks nothing and is left out. A question that states something, then asks ("Flask's
+    CLI loads entry points with a standard-library module. When did that module stop being
+    provisional?"), also counts its asking sentence alone: the page that answers it says what is
+    asked, not what the statement led to the first page."""
+    asked: list[frozenset[str]] = []
+    for question in questions:
+        sentences = question_sentences(question.split(" (", 1)[0])
+        parts = [question, sentences[-1]] if len(sentences) > 1 else [question]
+        asked += [frozenset(query_terms(part)) for part in parts]
+    return [a for a in dict.fromkeys(asked) if a]
 
 
 def snippet_cover(snippets: Iterable[str], asked: Sequence[frozenset[str]]) -> float:

@@ -276,6 +276,23 @@ def test_discovery_searches_the_open_parts_not_the_goal_they_make_up() -> None:
     assert queries[2] == "SQLite version added STRICT tables"  # then the plain keywords, parts first
 
 
+def test_a_goal_that_states_then_asks_searches_what_it_asks_on_its_own() -> None:
+    # the statement leads to the first page (the goal's own search matches it); the asking sentence,
+    # which describes the next page's subject without naming it, is searched on its own before the
+    # goal's topic, which is the statement's words again
+    goal = (
+        "The Rust book's chapter on smart pointers mentions a reference-counted type for one thread. "
+        "Which atomic counterpart must be used instead when sharing ownership between threads?"
+    )
+    queries = discover(goal, items(goal), [], done=[goal], count=3)
+    assert {"atomic", "counterpart", "sharing", "ownership"} <= set(queries[0].split())
+    assert "Rust" not in queries[0]
+    assert queries[1].startswith("Rust book chapter smart pointers")
+    # a question of one sentence has nothing asked apart from what it states
+    single = "Which atomic counterpart of Rc must be used when sharing ownership between threads?"
+    assert discover(single, items(single), [], done=[single], count=3)[0] == topic(single)
+
+
 def test_completeness_wants_the_expected_type_and_compose_cites_every_finding() -> None:
     checklist = items("Which version added it, and who wrote it?", "Which version added it?", "Who wrote it?")
     facts = [

@@ -60,3 +60,19 @@ def test_a_sites_index_loses_to_a_page_of_the_same_standing() -> None:
     ranked = {"index": signals(hub=True, **found), "page": signals(**found)}
     assert choose(ranked, 1) == ["page"]
     assert score(signals(hub=True, **found)) < score(signals(**found))
+
+
+def test_a_question_that_states_then_asks_counts_its_asking_sentence_alone() -> None:
+    # the statement brought the first page; the page that answers says what is asked, so a snippet
+    # that holds the asking sentence's terms covers it whole, however little of the statement it holds
+    question = (
+        "The Go tour's concurrency lesson uses a standard-library package for mutual exclusion. "
+        "Which method of that package's lock type releases it?"
+    )
+    answer = "Unlock releases the package's lock type: the method to call when done"
+    asked = asked_terms([question])
+    assert len(asked) == 2
+    assert snippet_cover([answer], asked) == 1.0
+    assert snippet_cover([answer], [frozenset().union(*asked)]) < 0.5
+    # a question of one sentence counts once; the context decomposition adds is not a sentence of it
+    assert len(asked_terms(["Which method of the lock type releases it (Go tour concurrency lesson)?"])) == 1

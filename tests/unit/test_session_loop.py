@@ -209,8 +209,7 @@ def test_later_rounds_take_a_page_the_searches_point_to_over_the_goals_tail() ->
     pep, other = "http://pep.test/pep-0572/", "http://www.sqlite.test/lang_expr.html"
 
     def ranked_with(pep_snippet: str) -> tuple[list[list[str]], list[str]]:
-        web = FakeWeb(
-            results=[page_url("x")],
+        web = FakeWeb(  # the checklist's own searches find nothing here: only the discovery's do
             by_query={goal: goal_results, "q same": [page_url("a")], "q far": [other], "q pep": [pep]},
             snippets={pep: pep_snippet},
         )

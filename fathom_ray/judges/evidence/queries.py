@@ -98,15 +98,26 @@ def discover(
     ranked_facts = sorted(facts, key=lambda f: -f.confidence)
     hops = _multi_hop(items, ranked_facts, goal)
     topics = [topic(q) for q in items]
+    asks = [_asked_topic(q) for q in items]
     plain = [" ".join(keywords(q)[:MAX_ITEM_KEYWORDS]) for q in items]
     feedback = _feedback(items, ranked_facts)
     seen = {_key(q) for q in done}
     queries: list[str] = []
-    for query in (*hops, *topics, *plain, *feedback):
+    for query in (*hops, *asks, *topics, *plain, *feedback):
         if query and _key(query) not in seen:
             seen.add(_key(query))
             queries.append(query)
     return queries[:count]
+
+
+def _asked_topic(question: str) -> str:
+    """What a question of several sentences asks, on its own: the statements before its last
+    sentence lead to the first page (the goal's search matched them), and the asking sentence,
+    which refers back to what they describe ("the WSGI toolkit that provides this debugger"), says
+    what the next page holds. Empty for a question of one sentence."""
+    own = question.split(" (", 1)[0]
+    asking = asking_sentence(own)
+    return topic(asking) if asking.strip() != own.strip() else ""
 
 
 def _multi_hop(items: Sequence[str], facts: Sequence[Fact], goal: str) -> list[str]:
