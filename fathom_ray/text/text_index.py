@@ -127,9 +127,10 @@ class TextIndex:
             raise ValueError(f"{folder} is not a fathom-ray index ({FORMAT}); build it again")
         try:
             index = _with_words(tantivy.Index.open(str(folder)))
-        except (OSError, ValueError) as e:
+            pages = int((folder / PAGES).read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:  # a file gone: another build swapped its index in meanwhile
             raise ValueError(f"{folder} is not a readable index: {e}") from e
-        return cls(folder, index, int((folder / PAGES).read_text(encoding="utf-8")))
+        return cls(folder, index, pages)
 
     def __len__(self) -> int:
         return self._pages
@@ -201,8 +202,10 @@ def _document(page: dict[str, str], passage: str) -> tantivy.Document:
 
 
 def _whole(folder: Path) -> bool:
-    marker = folder / MARKER
-    return marker.is_file() and marker.read_text(encoding="utf-8").strip() == FORMAT
+    try:  # the marker may vanish between two calls while another build swaps its index in
+        return (folder / MARKER).read_text(encoding="utf-8").strip() == FORMAT
+    except OSError:
+        return False
 
 
 def _move_into_place(work: Path, folder: Path) -> None:
