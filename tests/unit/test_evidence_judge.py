@@ -293,6 +293,63 @@ def test_a_goal_that_states_then_asks_searches_what_it_asks_on_its_own() -> None
     assert discover(single, items(single), [], done=[single], count=3)[0] == topic(single)
 
 
+def test_the_fact_that_says_a_goals_statement_names_what_the_next_search_needs() -> None:
+    # the statement describes the first page without naming the module; the sentence there that says
+    # it holds the name (a plain word no identifier pattern knows), searched with what is asked
+    goal = (
+        "The Go tour's concurrency lesson guards a shared map with a standard-library package. "
+        "Which method of that package's lock type releases it?"
+    )
+    said = "The lesson guards the shared map with sync from the standard library."
+    other = "Goroutines are lightweight threads managed by the Go runtime."
+    facts = [
+        Fact("F1", other, other, "http://go.test/tour", ("Q1",), 0.7),
+        Fact("F2", said, said, "http://go.test/tour", ("Q1",), 0.5),
+    ]
+    queries = discover(goal, items(goal), facts, done=[goal], count=3)
+    assert queries[0].split()[0] == "sync"
+    assert {"method", "lock"} <= set(queries[0].split())
+    # a question of one sentence states nothing to match: no such query
+    single = "Which method of the sync package's lock type releases it?"
+    assert not any(q.startswith("lesson") for q in discover(single, items(single), facts, done=[], count=3))
+
+
+def test_a_goal_split_into_parts_still_bridges_from_its_statement() -> None:
+    # decomposition makes the statement and the asking sentence items of their own, each one
+    # sentence; the statement of the goal still leads: the fact that says it names the module
+    goal = (
+        "In Go 1.18, when a flag name isn't valid, the flag package uses a standard-library module to "
+        "suggest names. How many suggestions at most does that module's matching function return?"
+    )
+    checklist = items(*decompose(goal, 10))
+    assert len(checklist) == 3
+    said = "When a flag name isn't valid, the package uses strutil to suggest better names."
+    facts = [Fact("F1", said, said, "http://go.test/flag", ("Q1", "Q2"), 0.6)]
+    queries = discover(goal, checklist, facts, done=[goal], count=3)
+    assert queries[0].split()[0] == "strutil"
+    assert {"suggestions", "matching", "function"} <= set(queries[0].split())
+    # a contraction is no search word ("isn't": "isn" names an unrelated page)
+    assert not any("isn" in q.split() for q in queries)
+
+
+def test_a_bridge_takes_the_name_and_its_module_before_plain_words() -> None:
+    goal = (
+        "CMake's FindPython module computes the extension suffix through one standard-library package. "
+        "In which Python version is that package scheduled to be removed?"
+    )
+    said = (
+        "The extension suffix for modules is computed through "
+        "distutils.sysconfig.get_config_var('SOABI'), otherwise through sysconfig."
+    )
+    facts = [Fact("F1", said, said, "http://cmake.test/FindPython.html", ("Q1",), 0.5)]
+    queries = discover(goal, items(goal), facts, done=[goal], count=3)
+    # the dotted name gives the module a search engine knows as a word of its own, names first
+    bridge = next(q.split() for q in queries if "distutils" in q.split())
+    assert bridge[:2] == ["distutils", "distutils.sysconfig.get_config_var"]
+    assert "otherwise" not in bridge
+    assert {"scheduled", "removed"} <= set(bridge)
+
+
 def test_completeness_wants_the_expected_type_and_compose_cites_every_finding() -> None:
     checklist = items("Which version added it, and who wrote it?", "Which version added it?", "Who wrote it?")
     facts = [

@@ -2,8 +2,11 @@
 
 A fact found so far often names what the next hop must search for: a PEP
 number, a version string, a function or module, a product or a person. Those
-identifiers, joined to an open question's keywords, are the multi-hop queries;
-pseudo-relevance feedback adds the best facts' most distinctive terms to a
+identifiers, joined to an open question's keywords, are the multi-hop queries.
+A goal that states, then asks ("Click uses a standard-library module to make
+better suggestions. How many matches does that module's function return?")
+also bridges through the fact that says its statement: the words there it does
+not say ("difflib"), joined to what it asks. Pseudo-relevance feedback adds the best facts' most distinctive terms to a
 question's keywords. No query already run is proposed again.
 """
 
@@ -14,7 +17,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from fathom_ray.judges.evidence.decompose import question_sentences
-from fathom_ray.judges.evidence.terms import keywords, stem
+from fathom_ray.judges.evidence.terms import keywords, query_terms, stem, terms
 from fathom_ray.models import ChecklistItem, Fact
 
 _IDENTIFIERS = (
@@ -99,11 +102,13 @@ def discover(
     hops = _multi_hop(items, ranked_facts, goal)
     topics = [topic(q) for q in items]
     asks = [_asked_topic(q) for q in items]
+    # a goal that states, then asks: the fact that says its statement names what it asks about
+    bridges = [_statement_hop(goal, ranked_facts)] if open_items else []
     plain = [" ".join(keywords(q)[:MAX_ITEM_KEYWORDS]) for q in items]
     feedback = _feedback(items, ranked_facts)
     seen = {_key(q) for q in done}
     queries: list[str] = []
-    for query in (*hops, *asks, *topics, *plain, *feedback):
+    for query in (*hops, *bridges, *asks, *topics, *plain, *feedback):
         if query and _key(query) not in seen:
             seen.add(_key(query))
             queries.append(query)
@@ -118,6 +123,65 @@ def _asked_topic(question: str) -> str:
     own = question.split(" (", 1)[0]
     asking = asking_sentence(own)
     return topic(asking) if asking.strip() != own.strip() else ""
+
+
+BRIDGE_WORDS = 3
+STATEMENT_MATCH = 0.3
+_NAME_LIKE = re.compile(r"\w[._]\w|\w\(\)|[a-z][A-Z]")
+# Words of a sentence's frame, never the name it carries
+_GLUING = (
+    "if not no so all any each every some more most less very only just however therefore thus "
+    "otherwise while whether either neither nor both because exists exist possible instead use used "
+    "using new old now always never often usually"
+)
+_GLUE = frozenset(_GLUING.split())
+
+
+def _statement_hop(question: str, facts: Sequence[Fact]) -> str:
+    """For a question that states, then asks: the words of the fact that best matches its statement
+    which the question does not say, joined to what it asks. The statement describes the first page
+    ("Click uses a standard-library module to make better suggestions"); the sentence there that says
+    it names what the question leaves unnamed ("use difflib to make better suggestions"), and the
+    search engine weighs a rare word like that most (``_bridge_words``). Empty for a question of one
+    sentence, or when no fact says a ``STATEMENT_MATCH`` share of the statement's terms."""
+    own = question.split(" (", 1)[0]
+    asking = asking_sentence(own)
+    if asking.strip() == own.strip():
+        return ""
+    statement = {t for t in query_terms(own[: own.rfind(asking)] or own) if len(t) > 1}
+    if not statement:
+        return ""
+    best, share = None, STATEMENT_MATCH
+    for fact in facts:
+        held = len(statement & set(terms(fact.evidence))) / len(statement)
+        if held > share:
+            best, share = fact, held
+    if best is None:
+        return ""
+    said = {stem(w.lower()) for w in keywords(question)}
+    new = _bridge_words(best.evidence, said, facts)
+    return " ".join([*new, topic(asking)]) if new else ""
+
+
+def _bridge_words(evidence: str, said: set[str], facts: Sequence[Fact]) -> list[str]:
+    """Up to ``BRIDGE_WORDS`` words of ``evidence`` the question does not say, names first: a dotted,
+    snake-case, called or mixed-case name, then a word other facts hold too (what the pages keep
+    naming), then the sentence's order. A dotted name also gives its first part, the module a search
+    engine knows as a word of its own ("distutils" of "distutils.sysconfig.get_config_var")."""
+    held = Counter(w for fact in facts for w in set(keywords(fact.evidence)))
+    ranks: dict[str, tuple[bool, int, int]] = {}  # (not a name, -facts holding it, position)
+    for written in keywords(evidence):
+        word = written.removesuffix("()")
+        if word.lower() in FRAME_WORDS or word.lower() in _GLUE or word.replace(".", "").isdigit():
+            continue
+        head = word.split(".", 1)[0]
+        forms = [head, word] if head != word and len(head) > 2 else [word]
+        rank = (not _NAME_LIKE.search(word), -held[word], len(ranks))
+        for form in forms:  # a dotted name's module ranks as the name
+            if stem(form.lower()) not in said:
+                ranks.setdefault(form, rank)
+    ranked = sorted(ranks, key=lambda w: ranks[w])  # stable: the module before its name
+    return ranked[:BRIDGE_WORDS]
 
 
 def _multi_hop(items: Sequence[str], facts: Sequence[Fact], goal: str) -> list[str]:

@@ -55,6 +55,21 @@ QUESTION_WORDS = frozenset(
         "say",
         "says",
         "according",
+        # a contraction's stem ("isn't" is read as "isn"): a search engine takes it for a word
+        "isn",
+        "aren",
+        "wasn",
+        "weren",
+        "don",
+        "doesn",
+        "didn",
+        "won",
+        "hasn",
+        "haven",
+        "hadn",
+        "couldn",
+        "shouldn",
+        "wouldn",
     ]
 )
 _WORD = re.compile(r"[A-Za-z0-9][\w.+#-]*[\w+#]|[A-Za-z0-9]")
