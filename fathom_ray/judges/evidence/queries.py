@@ -6,8 +6,9 @@ identifiers, joined to an open question's keywords, are the multi-hop queries.
 A goal that states, then asks ("Click uses a standard-library module to make
 better suggestions. How many matches does that module's function return?")
 also bridges through the fact that says its statement: the words there it does
-not say ("difflib"), joined to what it asks. Pseudo-relevance feedback adds the best facts' most distinctive terms to a
-question's keywords. No query already run is proposed again.
+not say ("difflib"), joined to what it asks. Pseudo-relevance feedback adds
+the best facts' most distinctive terms to a question's keywords. No query
+already run is proposed again.
 """
 
 from __future__ import annotations
