@@ -100,7 +100,19 @@ def frame(source_id: str, url: str, title: str, body: str) -> str:
     return f'<{FRAME_TAG} id="{source_id}" url="{safe_url}" title="{safe_title}">\n{body}\n</{FRAME_TAG}>'
 
 
-_MARKUP = re.compile(r"</?[a-z][a-z0-9-]*(\s[^<>]*)?/?>|!\[[^\]]*\]\(|\[[^\]]*\]\(\s*[a-z]+:|<!--", re.I)
+# Markup: a closing tag, a tag with attributes, a tag of an element a page is built of, a comment, a
+# markdown image or link. A bare placeholder in angle brackets ("lib/<multiarch-tuple>", "git add
+# <path>", "<option>") is how documentation writes a value to fill in, not markup.
+_ELEMENTS = (
+    "a|abbr|audio|b|base|blockquote|body|br|button|canvas|center|div|em|embed|font|form|frame|frameset|"
+    "h[1-6]|head|hr|html|i|iframe|img|input|li|link|math|meta|noscript|object|ol|p|pre|script|select|"
+    "span|strong|style|svg|table|tbody|td|textarea|th|thead|tr|u|ul|video"
+)
+_MARKUP = re.compile(
+    rf"</[a-z][a-z0-9-]*\s*>|<[a-z][a-z0-9-]*[\s/][^<>]*=[^<>]*>|<(?:{_ELEMENTS})\s*/?>"
+    r"|!\[[^\]]*\]\(|\[[^\]]*\]\(\s*[a-z]+:|<!--",
+    re.I,
+)
 _ACTIVE_LINK = re.compile(r"\b(javascript|vbscript)\s*:|\bdata:[a-z]+/|\bfile:/", re.I)
 
 

@@ -7,6 +7,7 @@ from fathom_ray.text.untrusted import (
     neutralise,
     redact_secrets,
     strip_invisible,
+    unfit_for_fact,
 )
 
 
@@ -56,3 +57,24 @@ def test_frame_keeps_the_content_inside() -> None:
     assert framed.count("<source") == 1
     assert framed.count("</source>") == 1
     assert framed.endswith("</source>")
+
+
+def test_markup_is_unfit_for_a_fact_and_a_placeholder_is_not() -> None:
+    for markup in (
+        "<script>alert(1)</script>",
+        "<img src=x onerror=alert(1)>",
+        "<svg/onload=alert(1)>",
+        "a <b>bold</b> claim",
+        "<BR/> a break",
+        'see <a href="http://evil.test">here</a>',
+        "<!-- hidden -->",
+        "<my-widget data-x=1> text",
+    ):
+        assert unfit_for_fact(markup) == "markup", markup
+    # documentation writes a value to fill in between angle brackets: a plain sentence, a fact
+    for placeholder in (
+        "On Debian, this may be lib/<multiarch-tuple> when CMAKE_INSTALL_PREFIX is /usr.",
+        "Run git add <path> to stage the file.",
+        "Settings are written as <name>=<value> pairs.",
+    ):
+        assert unfit_for_fact(placeholder) is None, placeholder
