@@ -121,14 +121,21 @@ def _asked_topic(question: str) -> str:
     sentence lead to the first page (the goal's search matched them), and the asking sentence,
     which refers back to what they describe ("the WSGI toolkit that provides this debugger"), says
     what the next page holds. Empty for a question of one sentence."""
+    stated = _stated_then_asked(question)
+    return topic(stated[1]) if stated else ""
+
+
+def _stated_then_asked(question: str) -> tuple[str, str] | None:
+    """A question's own words (without the context decomposition added in parentheses) and its
+    asking sentence, when it states before it asks; None for a question of one sentence."""
     own = question.split(" (", 1)[0]
     asking = asking_sentence(own)
-    return topic(asking) if asking.strip() != own.strip() else ""
+    return None if asking.strip() == own.strip() else (own, asking)
 
 
 BRIDGE_WORDS = 3
 STATEMENT_MATCH = 0.3
-_NAME_LIKE = re.compile(r"\w[._]\w|\w\(\)|[a-z][A-Z]")
+_NAME_LIKE = re.compile(r"\w[._]\w|[a-z][A-Z]")  # of a keyword, which never holds "()"
 # Words of a sentence's frame, never the name it carries
 _GLUING = (
     "if not no so all any each every some more most less very only just however therefore thus "
@@ -145,10 +152,10 @@ def _statement_hop(question: str, facts: Sequence[Fact]) -> str:
     it names what the question leaves unnamed ("use difflib to make better suggestions"), and the
     search engine weighs a rare word like that most (``_bridge_words``). Empty for a question of one
     sentence, or when no fact says a ``STATEMENT_MATCH`` share of the statement's terms."""
-    own = question.split(" (", 1)[0]
-    asking = asking_sentence(own)
-    if asking.strip() == own.strip():
+    stated = _stated_then_asked(question)
+    if stated is None:
         return ""
+    own, asking = stated
     statement = {t for t in query_terms(own[: own.rfind(asking)] or own) if len(t) > 1}
     if not statement:
         return ""
@@ -166,13 +173,12 @@ def _statement_hop(question: str, facts: Sequence[Fact]) -> str:
 
 def _bridge_words(evidence: str, said: set[str], facts: Sequence[Fact]) -> list[str]:
     """Up to ``BRIDGE_WORDS`` words of ``evidence`` the question does not say, names first: a dotted,
-    snake-case, called or mixed-case name, then a word other facts hold too (what the pages keep
+    snake-case or mixed-case name, then a word other facts hold too (what the pages keep
     naming), then the sentence's order. A dotted name also gives its first part, the module a search
     engine knows as a word of its own ("distutils" of "distutils.sysconfig.get_config_var")."""
     held = Counter(w for fact in facts for w in set(keywords(fact.evidence)))
     ranks: dict[str, tuple[bool, int, int]] = {}  # (not a name, -facts holding it, position)
-    for written in keywords(evidence):
-        word = written.removesuffix("()")
+    for word in keywords(evidence):
         if word.lower() in FRAME_WORDS or word.lower() in _GLUE or word.replace(".", "").isdigit():
             continue
         head = word.split(".", 1)[0]
