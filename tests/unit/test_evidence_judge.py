@@ -104,6 +104,19 @@ def test_sentences_are_exact_slices_and_wrapped_lines_join() -> None:
     assert sentences[1].heading == "Heading one"
 
 
+def test_a_line_ending_on_a_word_no_sentence_ends_on_is_wrapped() -> None:
+    text = (
+        "Version 3.0.0\n- Use PEP 451 API to load templates with\nPackageLoader. #1168\n"
+        "- Fix a bug in\n- Keep this item apart.\nGenerate a value for\nFlask.secret_key (or SECRET_KEY):\n"
+        "A plain line\nNext line."
+    )
+    plain = [s.text for s in split_sentences(text)]
+    assert "- Use PEP 451 API to load templates with\nPackageLoader. #1168" in plain
+    assert "Generate a value for\nFlask.secret_key (or SECRET_KEY):" in plain
+    assert "- Keep this item apart." in plain  # a list item is never another's wrapped rest
+    assert "A plain line" in plain  # a line that ends on a content word is not joined
+
+
 def test_the_version_is_picked_over_a_distractor_sharing_the_words() -> None:
     checklist = items("Which Python version introduced assignment expressions?")
     analysis = asyncio.run(

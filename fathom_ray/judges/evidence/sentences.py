@@ -2,7 +2,9 @@
 
 Extracted text keeps each block (paragraph, list item, table row, heading) on
 lines of its own, though a paragraph may be wrapped over several: a line that
-starts in lower case after a line that does not end a sentence continues it.
+starts in lower case after a line that does not end a sentence continues it, as
+does one after a line that ends on a word no sentence ends on ("load templates
+with" / "PackageLoader."), unless it is a list item of its own.
 A block is a unit and a sentence never crosses one. Inside a block a
 sentence ends at ``.``, ``!`` or ``?`` followed by space and a capital, digit or
 quote, unless the word before the stop is a known abbreviation. A sentence
@@ -57,6 +59,13 @@ _ABBREVIATIONS = frozenset(
 )
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
 _CUT = re.compile(r"[;,]\s")
+# Words a sentence never ends on: a line ending in one is wrapped before the words they lead to
+_LEADING_ON = (
+    "a an the and or nor but of to for with from by in on at as into onto than that which whose via "
+    "like about over under between through"
+)
+_UNFINISHED = frozenset(_LEADING_ON.split())
+_LIST_ITEM = re.compile(r"[-*\u2022]\s|\d+[.)]\s")
 _NOT_HEADING = re.compile(r"[|=<>{}\[\];@$\\]")
 
 
@@ -115,8 +124,15 @@ def _blocks(text: str) -> Iterator[tuple[int, str]]:
 
 
 def _continues(block: str, line: str) -> bool:
-    """Whether ``line`` is the wrapped rest of ``block``'s last sentence."""
-    return block[-1] not in ".!?:;)¶" and (line[0].islower() or block[-1] == ",")
+    """Whether ``line`` is the wrapped rest of ``block``'s last sentence: the block does not end one,
+    and the line starts in lower case, or the block ends in a comma or a word that never ends a
+    sentence ("load templates with / PackageLoader."), unless the line is a list item of its own."""
+    if block[-1] in ".!?:;)¶":
+        return False
+    if line[0].islower() or block[-1] == ",":
+        return True
+    last = block.rsplit(None, 1)[-1].lower()
+    return last in _UNFINISHED and not _LIST_ITEM.match(line)
 
 
 def _is_heading(line: str) -> bool:
