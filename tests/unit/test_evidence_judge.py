@@ -208,6 +208,27 @@ def test_a_link_is_ranked_by_its_anchor() -> None:
     assert analysis.follow_links == [1]
 
 
+def test_a_hop_to_a_numbered_version_searches_that_version_of_the_name() -> None:
+    goal = (
+        "Bookkeeping tools name bigger engines to move a prototype to. Which statement did version 15 "
+        "of the first engine they name add?"
+    )
+    facts = [
+        Fact(
+            "F1",
+            "c",
+            "Prototypes often move to a bigger engine such as PostgreSQL.",
+            "http://a.test/",
+            confidence=0.7,
+        )
+    ]
+    queries = discover(goal, items(goal), facts, done=[goal], count=3)
+    assert queries[0].startswith("PostgreSQL 15 ")
+    # a version asked of no number takes none
+    plain = "Bookkeeping tools name bigger engines. Which statement did the first engine they name add?"
+    assert discover(plain, items(plain), facts, done=[plain], count=3)[0].split()[1] != "15"
+
+
 def test_multi_hop_queries_join_what_facts_name_to_the_open_question() -> None:
     facts = [
         Fact(

@@ -48,6 +48,7 @@ FEEDBACK_TERMS = 2
 HOPS_PER_ITEM = 2
 VERSION_HOP_WEIGHT = 0.5
 _VERSION = re.compile(r"v?\d+\.\d+(?:\.\d+)*")
+_NUMBERED = re.compile(r"\b(?:version|release)\s+(v?\d+(?:\.\d+)*)(?![\w.]*\d)", re.I)
 _ASKS_OF_A_VERSION = re.compile(r"\b(version|release)s?\b", re.I)
 
 
@@ -201,7 +202,9 @@ def _multi_hop(items: Sequence[str], facts: Sequence[Fact], goal: str) -> list[s
     its context in parentheses: "that other engine", "the PEP", "it") takes a hop, or the goal when
     it is the only question (it leans on nothing, but only facts can say what it names). The hop's
     words are those of the sentence that asks, never of the statements before it, which the first
-    page matched already."""
+    page matched already. A question about a numbered version of what it leans on ("which command
+    did version 15 of the first one it names add") searches that version of the name
+    ("PostgreSQL 15"): the number alone is no subject (``topic``), joined to a name it is."""
     weight: dict[str, tuple[float, int]] = {}
     for fact in facts:
         for name in identifiers(fact.evidence):
@@ -223,7 +226,10 @@ def _multi_hop(items: Sequence[str], facts: Sequence[Fact], goal: str) -> list[s
         # the name stands in for the context decomposition added: "PostgreSQL" answers "that other
         # database", so the query is the name and the question's own words
         subject = topic(own).split()[: MAX_TOPIC_WORDS - 1] or keywords(own)[: MAX_TOPIC_WORDS - 1]
-        per_item.append([" ".join([n, *subject]) for n in fresh])
+        # "version 15 of the first one it names": the hop is that version of the name ("PostgreSQL 15")
+        numbered = _NUMBERED.search(own)
+        number = [numbered.group(1)] if numbered else []
+        per_item.append([" ".join([n, *([] if _VERSION.fullmatch(n) else number), *subject]) for n in fresh])
     queries: list[str] = []
     for rank in range(HOPS_PER_ITEM):  # every question's first hop before any question's second
         queries += [mine[rank] for mine in per_item if rank < len(mine)]
