@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from fathom_ray.judges.evidence.terms import query_terms
 from fathom_ray.research.page_choice import (
     FEATURES,
     WEIGHTS,
@@ -76,3 +77,7 @@ def test_a_question_that_states_then_asks_counts_its_asking_sentence_alone() -> 
     assert snippet_cover([answer], [frozenset().union(*asked)]) < 0.5
     # a question of one sentence counts once; the context decomposition adds is not a sentence of it
     assert len(asked_terms(["Which method of the lock type releases it (Go tour concurrency lesson)?"])) == 1
+    # the asking sentence is the question's last question, as the judge's queries take it, even when
+    # a remark follows it
+    remark = asked_terms([question + " Answer with the name."])
+    assert frozenset(query_terms("Which method of that package's lock type releases it?")) in remark
