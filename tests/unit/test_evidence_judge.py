@@ -13,6 +13,7 @@ from fathom_ray.judges.evidence.passages import open_questions
 from fathom_ray.judges.evidence.queries import discover, identifiers, topic
 from fathom_ray.judges.evidence.sentences import split_sentences
 from fathom_ray.judges.evidence.terms import title_match
+from fathom_ray.judges.evidence.vocabulary import common_words, is_common
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact, Link
 from fathom_ray.ports import JudgePort
 from fathom_ray.research.fact_ledger import FactLedger, evidence_in
@@ -346,6 +347,22 @@ def test_the_fact_that_says_a_goals_statement_names_what_the_next_search_needs()
     # a question of one sentence states nothing to match: no such query
     single = "Which method of the sync package's lock type releases it?"
     assert not any(q.startswith("lesson") for q in discover(single, items(single), facts, done=[], count=3))
+
+
+def test_a_bridge_word_no_common_english_has_ranks_first() -> None:
+    # the name the page gives ("netrc") comes late in its sentence, after common words the goal
+    # does not say; the embedder's vocabulary has every one of them, and not the name
+    assert common_words()
+    assert not is_common("netrc")
+    assert is_common("Method")
+    goal = (
+        "Without credentials given, the client reads them from a per-user file. Since which version "
+        "does the module that parses that file try UTF-8 first?"
+    )
+    said = "Without credentials given, the client will attempt a search in the user's netrc file."
+    facts = [Fact("F1", said, said, "http://a.test/", ("Q1",), 0.6)]
+    bridge = discover(goal, items(goal), facts, done=[goal], count=3)[0]
+    assert bridge.split()[0] == "netrc"
 
 
 def test_a_goal_split_into_parts_still_bridges_from_its_statement() -> None:

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 
 from fathom_ray.judges.evidence.decompose import question_sentences
 from fathom_ray.judges.evidence.terms import keywords, query_terms, stem, terms
+from fathom_ray.judges.evidence.vocabulary import is_common
 from fathom_ray.models import ChecklistItem, Fact
 
 _IDENTIFIERS = (
@@ -174,8 +175,9 @@ def _statement_hop(question: str, facts: Sequence[Fact]) -> str:
 
 def _bridge_words(evidence: str, said: set[str], facts: Sequence[Fact]) -> list[str]:
     """Up to ``BRIDGE_WORDS`` words of ``evidence`` the question does not say, names first: a dotted,
-    snake-case or mixed-case name, then a word other facts hold too (what the pages keep
-    naming), then the sentence's order. A dotted name also gives its first part, the module a search
+    snake-case or mixed-case name, or a word no common English has ("netrc" in "the user's netrc
+    file", ``vocabulary``), then a word other facts hold too (what the pages keep naming), then the
+    sentence's order. A dotted name also gives its first part, the module a search
     engine knows as a word of its own ("distutils" of "distutils.sysconfig.get_config_var")."""
     held = Counter(w for fact in facts for w in set(keywords(fact.evidence)))
     ranks: dict[str, tuple[bool, int, int]] = {}  # (not a name, -facts holding it, position)
@@ -184,7 +186,7 @@ def _bridge_words(evidence: str, said: set[str], facts: Sequence[Fact]) -> list[
             continue
         head = word.split(".", 1)[0]
         forms = [head, word] if head != word and len(head) > 2 else [word]
-        rank = (not _NAME_LIKE.search(word), -held[word], len(ranks))
+        rank = (not _NAME_LIKE.search(word) and is_common(word), -held[word], len(ranks))
         for form in forms:  # a dotted name's module ranks as the name
             if stem(form.lower()) not in said:
                 ranks.setdefault(form, rank)
