@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from fathom_ray.judges.evidence.queries import asking_sentence
+from fathom_ray.judges.evidence.queries import stated_then_asked
 from fathom_ray.judges.evidence.terms import query_terms, terms
 
 FEATURES = (
@@ -71,9 +71,8 @@ def asked_terms(questions: Sequence[str]) -> list[frozenset[str]]:
     asked, not what the statement led to the first page."""
     asked: list[frozenset[str]] = []
     for question in questions:
-        own = question.split(" (", 1)[0]
-        asking = asking_sentence(own)
-        parts = [question, asking] if asking.strip() != own.strip() else [question]
+        stated = stated_then_asked(question)
+        parts = [question, stated[1]] if stated else [question]
         asked += [frozenset(query_terms(part)) for part in parts]
     return [a for a in dict.fromkeys(asked) if a]
 

@@ -123,11 +123,11 @@ def _asked_topic(question: str) -> str:
     sentence lead to the first page (the goal's search matched them), and the asking sentence,
     which refers back to what they describe ("the WSGI toolkit that provides this debugger"), says
     what the next page holds. Empty for a question of one sentence."""
-    stated = _stated_then_asked(question)
+    stated = stated_then_asked(question)
     return topic(stated[1]) if stated else ""
 
 
-def _stated_then_asked(question: str) -> tuple[str, str] | None:
+def stated_then_asked(question: str) -> tuple[str, str] | None:
     """A question's own words (without the context decomposition added in parentheses) and its
     asking sentence, when it states before it asks; None for a question of one sentence."""
     own = question.split(" (", 1)[0]
@@ -154,7 +154,7 @@ def _statement_hop(question: str, facts: Sequence[Fact]) -> str:
     it names what the question leaves unnamed ("use difflib to make better suggestions"), and the
     search engine weighs a rare word like that most (``_bridge_words``). Empty for a question of one
     sentence, or when no fact says a ``STATEMENT_MATCH`` share of the statement's terms."""
-    stated = _stated_then_asked(question)
+    stated = stated_then_asked(question)
     if stated is None:
         return ""
     own, asking = stated
