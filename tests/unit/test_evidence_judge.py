@@ -440,3 +440,21 @@ def test_the_single_pass_answer_cites_its_sources() -> None:
     assert judged.answer.citations
     assert all(c.source == 2 for c in judged.answer.citations)
     assert "Emily Morehouse" in judged.answer.answer
+
+
+def test_an_item_without_a_fact_keeps_a_page_best_sentence_a_little_under_the_threshold() -> None:
+    checklist = items("Which Python version introduced assignment expressions?")
+    loose = asyncio.run(
+        EvidenceJudge(WordEmbedder(), threshold=0.01).analyse("goal", checklist, page(RELEASE_NOTES))
+    )
+    best = max(fact.confidence for fact in loose.facts)
+    strict = EvidenceJudge(WordEmbedder(), threshold=best / 0.9)  # the best sentence scores 0.9 of it
+
+    def kept(facts: tuple[Fact, ...]) -> list[float]:
+        judged = asyncio.run(strict.analyse_page("goal", checklist, facts, page(RELEASE_NOTES)))
+        assert judged.answer is not None
+        return [fact.confidence for fact in judged.answer.facts]
+
+    assert kept(()) == [best]  # nothing found for the item yet: its best sentence is kept
+    held = Fact("F1", "Python 3.8 added :=.", "Python 3.8 added :=.", "http://other.test/", ("Q1",))
+    assert kept((held,)) == []  # the item has a fact: the threshold holds

@@ -37,6 +37,10 @@ from fathom_ray.text.normalise import answer_match
 from fathom_ray.text.untrusted import unfit_for_fact
 
 MAX_EMBEDDED = 8
+# While a checklist item has no fact, a page's best sentence for it is kept at this share of the
+# threshold: the threshold is calibrated on the dev pages, and a question whose pages all score
+# a little under it would end with nothing to show.
+FIRST_FACT_SHARE = 0.8
 FACTS_PER_QUESTION = 3
 MAX_FACTS = 12
 MAX_LINKS = 5
@@ -94,17 +98,25 @@ class EvidenceJudge:
         self, goal: str, checklist: Sequence[ChecklistItem], facts: Sequence[Fact], page: ExtractedPage
     ) -> Judged[answers.PageAnalysis]:
         started = time.monotonic()
-        analysis = await self.analyse(goal, checklist, page)
+        held = {n for fact in facts for n in fact.checklist_ids}
+        bare = frozenset(item.id for item in checklist if item.id not in held)
+        analysis = await self.analyse(goal, checklist, page, bare)
         return self._judged("analyse_page", analysis, started)
 
     async def analyse(
-        self, goal: str, checklist: Sequence[ChecklistItem], page: ExtractedPage
+        self,
+        goal: str,
+        checklist: Sequence[ChecklistItem],
+        page: ExtractedPage,
+        bare: frozenset[str] = frozenset(),
     ) -> answers.PageAnalysis:
+        """The page's facts, links and quality for the open items; an item in ``bare`` (one with no
+        fact yet) takes its best sentence at ``FIRST_FACT_SHARE`` of the threshold."""
         questions = open_questions(checklist) or [Question.of("Q1", goal)]
         # Sentences and BM25 statistics off the event loop: a huge page must not stall other sessions.
         index = await asyncio.to_thread(_index_of, page)
         scores = await score_sentences(index, questions, self._embed, MAX_EMBEDDED)
-        kept = self._facts(index, page.text, scores)
+        kept = self._facts(index, page.text, scores, bare)
         relevant = {s.sentence for s in scores if s.fused >= self._threshold * 0.8}
         best = scores[0].fused if scores else 0.0
         share = len(relevant) / max(len(index.sentences), 1)
@@ -115,9 +127,15 @@ class EvidenceJudge:
             summary=kept[0].claim[:500] if kept else "",
         )
 
-    def _facts(self, index: SentenceIndex, text: str, scores: Sequence[Score]) -> list[answers.FactClaim]:
+    def _facts(
+        self, index: SentenceIndex, text: str, scores: Sequence[Score], bare: frozenset[str]
+    ) -> list[answers.FactClaim]:
         sentences = index.sentences
-        above = [s for s in scores if s.fused >= self._threshold]
+        first: dict[str, Score] = {}
+        for score in scores:
+            if score.question_id in bare and score.fused >= self._threshold * FIRST_FACT_SHARE:
+                first.setdefault(score.question_id, score)
+        above = [s for s in scores if s.fused >= self._threshold or first.get(s.question_id) is s]
         per_question: dict[str, int] = {}
         chosen: dict[int, float] = {}
         for score in above:
