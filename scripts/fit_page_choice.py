@@ -41,8 +41,8 @@ def recording(decisions: list[Decision], evidence: set[str]) -> type[ResearchSes
     """A session that records every page choice it makes, each page labelled by ``evidence``."""
 
     class Recording(ResearchSession):
-        def _page_signals(self, pending: Sequence[Candidate]) -> dict[str, page_choice.Signals]:
-            signals = super()._page_signals(pending)
+        async def _page_signals(self, pending: Sequence[Candidate]) -> dict[str, page_choice.Signals]:
+            signals = await super()._page_signals(pending)
             n = min(self._preset.pages_per_round, self._pages_left())
             decisions.append(([s.vector() for s in signals.values()], [u in evidence for u in signals], n))
             return signals

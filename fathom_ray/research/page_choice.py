@@ -27,10 +27,11 @@ FEATURES = (
     "its site named by the goal",
     "the best share of an open question's terms one of its snippets holds",
     "a site's front page or index",
+    "the best cosine of its title and a snippet to an open question",
 )
 # fit by scripts/fit_page_choice.py on the dev set (see docs/benchmarks.md, "Page choice")
-WEIGHTS = (2.41, 1.00, 1.07, -0.25, -1.15, 0.86, 4.65, -2.43)
-BIAS = -5.79
+WEIGHTS = (1.94, 0.86, 1.19, -0.33, -1.16, 0.57, 3.62, -2.37, 3.93)
+BIAS = -7.11
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +44,7 @@ class Signals:
     named: bool
     snippet_cover: float
     hub: bool = False
+    semantic: float = 0.0
 
     def vector(self) -> tuple[float, ...]:
         goal = 1.0 / self.goal_rank if self.goal_rank else 0.0
@@ -55,6 +57,7 @@ class Signals:
             float(self.named),
             self.snippet_cover,
             float(self.hub),
+            self.semantic,
         )
 
 
@@ -63,17 +66,22 @@ def score(signals: Signals, weights: Sequence[float] = WEIGHTS, bias: float = BI
     return bias + sum(w * x for w, x in zip(weights, signals.vector(), strict=True))
 
 
+def asked_texts(questions: Sequence[str]) -> list[str]:
+    """Each question, and the asking sentence of one that states before it asks."""
+    texts: list[str] = []
+    for question in questions:
+        stated = stated_then_asked(question)
+        texts += [question, stated[1]] if stated else [question]
+    return list(dict.fromkeys(texts))
+
+
 def asked_terms(questions: Sequence[str]) -> list[frozenset[str]]:
     """Each question's terms (question words aside), for ``snippet_cover``; a question of question
     words alone asks nothing and is left out. A question that states something, then asks ("Flask's
     CLI loads entry points with a standard-library module. When did that module stop being
     provisional?"), also counts its asking sentence alone: the page that answers it says what is
     asked, not what the statement led to the first page."""
-    asked: list[frozenset[str]] = []
-    for question in questions:
-        stated = stated_then_asked(question)
-        parts = [question, stated[1]] if stated else [question]
-        asked += [frozenset(query_terms(part)) for part in parts]
+    asked = [frozenset(query_terms(text)) for text in asked_texts(questions)]
     return [a for a in dict.fromkeys(asked) if a]
 
 

@@ -349,7 +349,7 @@ class ResearchSession:
         pointed: list[str] = []  # what the page choice took beside the goal's results
         if self.state.round > 1 and not seeds and opening:
             goal = set(opening)
-            opening = page_choice.choose(self._page_signals(pending), n)
+            opening = page_choice.choose(await self._page_signals(pending), n)
             pointed = [u for u in opening if u not in goal]
             self._leads = []  # their queries' results were among the signals
         elif self.state.round > 1 and not seeds:
@@ -434,7 +434,7 @@ class ResearchSession:
         """The goal's own search results still waiting, in the search engine's order."""
         return [u for u in self._rankings.get(self._goal, []) if u in waiting]
 
-    def _page_signals(self, pending: Sequence[Candidate]) -> dict[str, page_choice.Signals]:
+    async def _page_signals(self, pending: Sequence[Candidate]) -> dict[str, page_choice.Signals]:
         """What the searches so far say of each waiting page (``page_choice``), in the goal's order
         first, then the frontier's."""
         read = {domain_of(p.url) for p in self.state.pages if p.status == "ok"}
@@ -443,6 +443,7 @@ class ResearchSession:
         ranks = {query: _ranks(urls) for query, urls in self._rankings.items()}
         goal = ranks.pop(self._goal, {})
         order = sorted(pending, key=lambda c: goal.get(c.url, len(goal) + 1))
+        semantic = await self._snippet_similarity(order, page_choice.asked_texts(questions))
         return {
             c.url: page_choice.Signals(
                 goal_rank=goal.get(c.url),
@@ -451,9 +452,24 @@ class ResearchSession:
                 named=names_site(self._goal, c.url),
                 snippet_cover=page_choice.snippet_cover(self._snippets.get(c.url, [c.snippet]), asked),
                 hub=is_hub(c.url),
+                semantic=semantic[c.url],
             )
             for c in order
         }
+
+    async def _snippet_similarity(
+        self, pending: Sequence[Candidate], asked: Sequence[str]
+    ) -> dict[str, float]:
+        """Each waiting page's best cosine of its title and one of its snippets to an asked text."""
+        texts = {
+            c.url: [f"{c.title} {s}".strip() for s in self._snippets.get(c.url, [c.snippet])] for c in pending
+        }
+        flat = list(dict.fromkeys(t for group in texts.values() for t in group))
+        if not flat or not asked:
+            return {c.url: 0.0 for c in pending}
+        cosine = np.array(await self._vectors(flat)) @ np.array(await self._vectors(asked)).T
+        best = dict(zip(flat, cosine.max(axis=1).tolist(), strict=True))
+        return {url: max((best[t] for t in group), default=0.0) for url, group in texts.items()}
 
     def _lead_urls(self, waiting: Mapping[str, Candidate]) -> list[tuple[str, str]]:
         """In query order, one lead per query of the latest discovery, as (query, url): among its

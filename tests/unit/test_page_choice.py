@@ -8,6 +8,7 @@ from fathom_ray.research.page_choice import (
     WEIGHTS,
     Signals,
     asked_terms,
+    asked_texts,
     choose,
     score,
     snippet_cover,
@@ -81,3 +82,14 @@ def test_a_question_that_states_then_asks_counts_its_asking_sentence_alone() -> 
     # a remark follows it
     remark = asked_terms([question + " Answer with the name."])
     assert frozenset(query_terms("Which method of that package's lock type releases it?")) in remark
+
+
+def test_a_snippet_that_says_what_is_asked_in_other_words_pulls_its_page_forward() -> None:
+    # two pages of the same standing, neither snippet holding the question's words: the one whose
+    # title and snippet mean what the question asks (the embedder's cosine) is read first
+    found = {"other_ranks": (1,), "snippet_cover": 0.0}
+    ranked = {"unrelated": signals(semantic=0.2, **found), "paraphrase": signals(semantic=0.6, **found)}
+    assert choose(ranked, 1) == ["paraphrase"]
+    question = "Click 8.1.0 removed its terminal size helper. What fallback size does its replacement use?"
+    assert asked_texts([question]) == [question, "What fallback size does its replacement use?"]
+    assert asked_texts(["Who wrote PEP 572?", "Who wrote PEP 572?"]) == ["Who wrote PEP 572?"]

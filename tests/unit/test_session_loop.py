@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,7 +29,7 @@ from fathom_ray.research.session_loop import ResearchSession, Services
 from fathom_ray.research.session_state import SessionState
 from fathom_ray.research.shared_reads import SharedReads
 from fathom_ray.settings import ResearchSettings
-from tests.fakes import FakeFrontier
+from tests.fakes import FakeFrontier, WordEmbedder
 from tests.scripted_judge import ScriptedJudge
 
 TEXT = "Assignment expressions were added in Python 3.8 by PEP 572, written by Chris Angelico and others."
@@ -73,12 +72,7 @@ class FakeWeb:
 
     # embedder
     async def embed(self, texts: Sequence[str]) -> list[list[float]]:
-        def unit(text: str) -> list[float]:
-            raw = [b / 255 for b in hashlib.sha256(text.encode()).digest()[:8]]
-            norm = sum(x * x for x in raw) ** 0.5
-            return [x / norm for x in raw]
-
-        return [unit(t) for t in texts]
+        return await WordEmbedder().embed(texts)  # similar wording, similar vectors
 
     # memory
     async def domain_qualities(self, domains: Sequence[str]) -> dict[str, float]:
@@ -203,14 +197,19 @@ def test_later_rounds_take_a_page_the_searches_point_to_over_the_goals_tail() ->
     # the first batch is the goal's own top results; a later round scores every waiting page
     # (page_choice): a page on a site not read yet that the goal names, found by a discovery query,
     # whose snippet holds an open question's words, comes before the goal's next results; pages that
-    # only one query found, on a site read already or one the goal never names, do not
+    # only one query found, on a site read already or below that query's first result, do not
     goal = "Which Python version introduced assignment expressions, and which PEP specifies them?"
     goal_results = [page_url(f"g{n}") for n in range(1, 10)]
     pep, other = "http://pep.test/pep-0572/", "http://www.sqlite.test/lang_expr.html"
 
     def ranked_with(pep_snippet: str) -> tuple[list[list[str]], list[str]]:
         web = FakeWeb(  # the checklist's own searches find nothing here: only the discovery's do
-            by_query={goal: goal_results, "q same": [page_url("a")], "q far": [other], "q pep": [pep]},
+            by_query={
+                goal: goal_results,
+                "q same": [page_url("a")],
+                "q far": [page_url("b"), other],
+                "q pep": [pep],
+            },
             snippets={pep: pep_snippet},
         )
         loop, _ = make_loop(web, ResearchRequest(goal, depth="focused", max_pages=8))
@@ -226,6 +225,7 @@ def test_later_rounds_take_a_page_the_searches_point_to_over_the_goals_tail() ->
     assert batches[2] == goal_results[5:7]
     assert fetched.count(pep) == 1
     assert page_url("a") not in fetched
+    assert page_url("b") not in fetched
     assert other not in fetched
     # the same page, its snippet about something else: the goal's results fill the budget
     batches, fetched = ranked_with("Index of documents")
