@@ -84,7 +84,12 @@ def test_a_store_gone_read_only_or_full_stops_the_session_and_keeps_what_it_took
 
     def on_events(events: list[Event]) -> None:
         if not broken.is_set() and any(e.type is EventType.ROUND_END for e in events):
+            # the round's end is told before its checkpoint is written: wait for the checkpoint
+            deadline = time.monotonic() + 60
             saved = ray.get(engine.handles.memory.load_session.remote(session_id))
+            while (saved is None or saved.round < 1) and time.monotonic() < deadline:
+                time.sleep(0.1)
+                saved = ray.get(engine.handles.memory.load_session.remote(session_id))
             kept_at_break.append(saved)
             if fault == "read-only":
                 subprocess.run(["chattr", "-R", "+i", str(data_dir / "data")], check=True, timeout=60)
