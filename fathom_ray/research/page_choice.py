@@ -28,10 +28,11 @@ FEATURES = (
     "the best share of an open question's terms one of its snippets holds",
     "a site's front page or index",
     "the best cosine of its title and a snippet to an open question",
+    "that cosine less the best of any waiting page",
 )
 # fit by scripts/fit_page_choice.py on the dev set (see docs/benchmarks.md, "Page choice")
-WEIGHTS = (1.94, 0.86, 1.19, -0.33, -1.16, 0.57, 3.62, -2.37, 3.93)
-BIAS = -7.11
+WEIGHTS = (2.07, 0.76, 1.17, -0.33, -1.16, 0.58, 3.61, -2.38, 2.39, 2.50)
+BIAS = -5.83
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +46,7 @@ class Signals:
     snippet_cover: float
     hub: bool = False
     semantic: float = 0.0
+    semantic_gap: float = 0.0
 
     def vector(self) -> tuple[float, ...]:
         goal = 1.0 / self.goal_rank if self.goal_rank else 0.0
@@ -58,6 +60,7 @@ class Signals:
             self.snippet_cover,
             float(self.hub),
             self.semantic,
+            self.semantic_gap,
         )
 
 

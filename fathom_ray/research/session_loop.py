@@ -453,6 +453,7 @@ class ResearchSession:
                 snippet_cover=page_choice.snippet_cover(self._snippets.get(c.url, [c.snippet]), asked),
                 hub=is_hub(c.url),
                 semantic=semantic[c.url],
+                semantic_gap=semantic[c.url] - max(semantic.values()),
             )
             for c in order
         }

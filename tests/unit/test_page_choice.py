@@ -90,6 +90,9 @@ def test_a_snippet_that_says_what_is_asked_in_other_words_pulls_its_page_forward
     found = {"other_ranks": (1,), "snippet_cover": 0.0}
     ranked = {"unrelated": signals(semantic=0.2, **found), "paraphrase": signals(semantic=0.6, **found)}
     assert choose(ranked, 1) == ["paraphrase"]
+    # and the cosine counts against the pool's best: the same cosine far below the best waiting
+    # page's (a question every snippet matches) pulls less than the best one of a pool that matches little
+    assert score(signals(semantic=0.4, semantic_gap=-0.3, **found)) < score(signals(semantic=0.4, **found))
     question = "Click 8.1.0 removed its terminal size helper. What fallback size does its replacement use?"
     assert asked_texts([question]) == [question, "What fallback size does its replacement use?"]
     assert asked_texts(["Who wrote PEP 572?", "Who wrote PEP 572?"]) == ["Who wrote PEP 572?"]
