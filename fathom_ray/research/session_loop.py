@@ -276,7 +276,8 @@ class ResearchSession:
         return await self._vectors([self._goal, *(i.question for i in self.state.checklist)])
 
     async def _vectors(self, texts: Sequence[str]) -> list[list[float]]:
-        """Embeddings of questions and queries, each embedded once per session."""
+        """Embeddings of questions, queries and the waiting pages' snippets, each embedded once per
+        session."""
         missing = [t for t in dict.fromkeys(texts) if t not in self._text_vectors]
         if missing:
             self._text_vectors.update(zip(missing, await self._services.embedder.embed(missing), strict=True))
@@ -444,16 +445,17 @@ class ResearchSession:
         goal = ranks.pop(self._goal, {})
         order = sorted(pending, key=lambda c: goal.get(c.url, len(goal) + 1))
         semantic = await self._snippet_similarity(order, page_choice.asked_texts(questions))
+        top = max(semantic.values(), default=0.0)
         return {
             c.url: page_choice.Signals(
                 goal_rank=goal.get(c.url),
                 other_ranks=tuple(found[c.url] for found in ranks.values() if c.url in found),
                 site_read=domain_of(c.url) in read,
                 named=names_site(self._goal, c.url),
-                snippet_cover=page_choice.snippet_cover(self._snippets.get(c.url, [c.snippet]), asked),
+                snippet_cover=page_choice.snippet_cover(self._snippets_of(c), asked),
                 hub=is_hub(c.url),
                 semantic=semantic[c.url],
-                semantic_gap=semantic[c.url] - max(semantic.values()),
+                semantic_gap=semantic[c.url] - top,
             )
             for c in order
         }
@@ -462,15 +464,17 @@ class ResearchSession:
         self, pending: Sequence[Candidate], asked: Sequence[str]
     ) -> dict[str, float]:
         """Each waiting page's best cosine of its title and one of its snippets to an asked text."""
-        texts = {
-            c.url: [f"{c.title} {s}".strip() for s in self._snippets.get(c.url, [c.snippet])] for c in pending
-        }
+        texts = {c.url: [f"{c.title} {s}".strip() for s in self._snippets_of(c)] for c in pending}
         flat = list(dict.fromkeys(t for group in texts.values() for t in group))
         if not flat or not asked:
             return {c.url: 0.0 for c in pending}
         cosine = np.array(await self._vectors(flat)) @ np.array(await self._vectors(asked)).T
         best = dict(zip(flat, cosine.max(axis=1).tolist(), strict=True))
         return {url: max((best[t] for t in group), default=0.0) for url, group in texts.items()}
+
+    def _snippets_of(self, candidate: Candidate) -> list[str]:
+        """What the search engines showed of a page, one snippet per query that found it."""
+        return self._snippets.get(candidate.url, [candidate.snippet])
 
     def _lead_urls(self, waiting: Mapping[str, Candidate]) -> list[tuple[str, str]]:
         """In query order, one lead per query of the latest discovery, as (query, url): among its
