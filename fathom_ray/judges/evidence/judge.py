@@ -143,8 +143,7 @@ class EvidenceJudge:
                 continue
             if per_question.get(score.question_id, 0) >= FACTS_PER_QUESTION:
                 continue
-            plain = sentences[score.sentence].plain
-            if unfit_for_fact(plain) is not None or _BOILERPLATE.search(plain):
+            if not _fit(sentences[score.sentence].plain):
                 continue
             per_question[score.question_id] = per_question.get(score.question_id, 0) + 1
             chosen[score.sentence] = score.fused
@@ -250,16 +249,38 @@ def _topic(title: str, heading: str) -> str:
 
 
 def _claim(sentences: Sequence[Sentence], text: str, index: int) -> tuple[str, str]:
-    """The sentence as claim and evidence; the sentence before joins both when this one leans on it."""
+    """The sentence as claim and evidence; the sentence before joins both when this one leans on it,
+    and the line after when this one introduces it ("Use the following command to ...:" says what
+    the command does, the command names what it uses)."""
     sentence = sentences[index]
     previous = sentences[index - 1] if index > 0 else None
+    following = sentences[index + 1] if index + 1 < len(sentences) else None
     leans = sentence.text[:1].islower() or sentence.text.lower().startswith(_LEANING)
     if previous is not None and ((leans and not previous.is_heading) or defined_term(previous.plain)):
-        evidence = text[previous.start : sentence.end]
-        claim = f"{previous.plain} {sentence.plain}"
-        if len(claim) <= MAX_CLAIM_CHARS and len(evidence) <= MAX_EVIDENCE_CHARS:
-            return claim, evidence
+        joined = _joined(previous, sentence, text)
+        if joined is not None:
+            return joined
+    introduces = sentence.plain.rstrip().endswith(":")
+    if introduces and following is not None and not following.is_heading and _fit(following.plain):
+        joined = _joined(sentence, following, text)
+        if joined is not None:
+            return joined
     return sentence.plain[:MAX_CLAIM_CHARS], sentence.text
+
+
+def _fit(plain: str) -> bool:
+    """Whether a sentence may be (part of) a fact: nothing instruction-like, no markup, link or
+    secret (``unfit_for_fact``), no thanks or footer line."""
+    return unfit_for_fact(plain) is None and not _BOILERPLATE.search(plain)
+
+
+def _joined(first: Sentence, second: Sentence, text: str) -> tuple[str, str] | None:
+    """Two neighbouring sentences as one claim and its evidence, None when that is too long."""
+    evidence = text[first.start : second.end]
+    claim = f"{first.plain} {second.plain}"
+    return (
+        (claim, evidence) if len(claim) <= MAX_CLAIM_CHARS and len(evidence) <= MAX_EVIDENCE_CHARS else None
+    )
 
 
 def _links(index: SentenceIndex, questions: Sequence[Question], page: ExtractedPage) -> list[int]:
