@@ -4,19 +4,23 @@ A round after the first chooses among the pages every search so far returned. Wh
 page without fetching it: where the goal's own search ranked it, where the other queries (the
 checklist's parts, the multi-hop queries the facts named) ranked it and how many found it, whether
 its site was read already or is one the goal names, whether it is a site's front page or index
-(which every query about the site finds, and which rarely states an answer), and its snippets: how
-much of an open question's terms the passage a search engine shows for it holds. The weights are a logistic
+(which every query about the site finds, and which rarely states an answer), whether its file name
+is a name a kept fact says (the module, command or release a first page names), and its snippets:
+how much of an open question's terms the passage a search engine shows for it holds. The weights are a logistic
 regression of "the page holds evidence" on those signals, fit on the dev question set alone
 (``scripts/fit_page_choice.py``); held-out and validation questions only ever measure it.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from fathom_ray.judges.evidence.queries import stated_then_asked
 from fathom_ray.judges.evidence.terms import query_terms, terms
+from fathom_ray.judges.evidence.vocabulary import is_common
 
 FEATURES = (
     "reciprocal rank among the goal's results",
@@ -29,10 +33,15 @@ FEATURES = (
     "a site's front page or index",
     "the best cosine of its title and a snippet to an open question",
     "that cosine less the best of any waiting page",
+    "its file name is a word the kept facts say and the goal does not",
 )
 # fit by scripts/fit_page_choice.py on the dev set (see docs/benchmarks.md, "Page choice")
-WEIGHTS = (2.07, 0.76, 1.17, -0.33, -1.16, 0.58, 3.61, -2.38, 2.39, 2.50)
-BIAS = -5.83
+WEIGHTS = (1.90, 0.89, 1.04, -0.30, -1.24, 0.52, 3.76, -2.37, 2.48, 2.37, 1.52)
+BIAS = -6.04
+
+MIN_NAME = 3  # a shorter file name ("io", "re") is part of too many words to say a fact names it
+_EXTENSION = re.compile(r"\.(html?|php|aspx?|txt)$")
+_SEPARATORS = re.compile(r"[-_]+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +56,7 @@ class Signals:
     hub: bool = False
     semantic: float = 0.0
     semantic_gap: float = 0.0
+    fact_named: bool = False
 
     def vector(self) -> tuple[float, ...]:
         goal = 1.0 / self.goal_rank if self.goal_rank else 0.0
@@ -61,6 +71,7 @@ class Signals:
             float(self.hub),
             self.semantic,
             self.semantic_gap,
+            float(self.fact_named),
         )
 
 
@@ -95,6 +106,27 @@ def snippet_cover(snippets: Iterable[str], asked: Sequence[frozenset[str]]) -> f
         held = set(terms(text))
         best = max([best, *(len(a & held) / len(a) for a in asked)])
     return best
+
+
+def file_name(url: str) -> str:
+    """The last part of a page's path in lower case, without its extension: "netrc" for
+    ".../library/netrc.html", "git-fetch" for ".../docs/git-fetch"."""
+    path = urlsplit(url).path.rstrip("/")
+    return _EXTENSION.sub("", path.rsplit("/", 1)[-1]).lower()
+
+
+def named_by_facts(url: str, goal: str, fact_texts: Iterable[str]) -> bool:
+    """Whether the page's file name (``file_name``; "git-fetch" also as "git fetch") is something a
+    kept fact says and the goal does not: the page on the module, command or release a fact names
+    ("the user's netrc file" leads to netrc.html), the hop a question leaves unnamed. A common word
+    (``is_common``: "changes", "design") is no name: a fact that says it says nothing of the page."""
+    name = file_name(url)
+    if len(name) < MIN_NAME or is_common(name):
+        return False
+    forms = {name, _SEPARATORS.sub(" ", name)}
+    said = " ".join(fact_texts).lower()
+    lowered = goal.lower()
+    return any(f in said for f in forms) and not any(f in lowered for f in forms)
 
 
 def choose(signals: dict[str, Signals], n: int) -> list[str]:

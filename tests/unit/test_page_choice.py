@@ -10,6 +10,8 @@ from fathom_ray.research.page_choice import (
     asked_terms,
     asked_texts,
     choose,
+    file_name,
+    named_by_facts,
     score,
     snippet_cover,
 )
@@ -96,3 +98,30 @@ def test_a_snippet_that_says_what_is_asked_in_other_words_pulls_its_page_forward
     question = "Click 8.1.0 removed its terminal size helper. What fallback size does its replacement use?"
     assert asked_texts([question]) == [question, "What fallback size does its replacement use?"]
     assert asked_texts(["Who wrote PEP 572?", "Who wrote PEP 572?"]) == ["Who wrote PEP 572?"]
+
+
+def test_a_page_named_after_what_a_kept_fact_says_is_marked() -> None:
+    goal = "Requests reads credentials from a file when no auth is given. Which function parses it?"
+    said = ["Requests reads the credentials for the URL's hostname from the user's netrc file."]
+    assert file_name("http://docs.python.test/3.11/library/netrc.html") == "netrc"
+    assert file_name("http://git-scm.test/docs/git-fetch") == "git-fetch"
+    assert named_by_facts("http://docs.python.test/3.11/library/netrc.html", goal, said)
+    # "git-fetch" is said as "git fetch"
+    assert named_by_facts(
+        "http://git-scm.test/docs/git-fetch.html", "Which option?", ["Run git fetch --all."]
+    )
+    # what the goal says already is no hop; nor is a name no fact says, or one too short to tell
+    assert not named_by_facts("http://requests.test/en/latest/user/authentication.html", goal, said)
+    assert not named_by_facts("http://requests.test/auth.html", "Which auth is used?", ["auth failed"])
+    assert not named_by_facts("http://docs.python.test/3.11/library/shutil.html", goal, said)
+    assert not named_by_facts("http://docs.python.test/3.11/library/io.html", goal, ["io is not it"])
+    assert not named_by_facts("http://docs.python.test/3.11/library/netrc.html", goal, [])
+    # a common word is no name: "the changes" says nothing of changes.html
+    assert not named_by_facts(
+        "http://flask.test/en/2.2.x/changes.html", goal, ["It brings important changes."]
+    )
+
+
+def test_a_page_a_fact_names_outscores_one_of_the_same_standing() -> None:
+    plain = signals(other_ranks=(2,), snippet_cover=0.4)
+    assert score(signals(other_ranks=(2,), snippet_cover=0.4, fact_named=True)) > score(plain)
