@@ -6,9 +6,9 @@ checklist's parts, the multi-hop queries the facts named) ranked it and how many
 its site was read already or is one the goal names, whether it is a site's front page or index
 (which every query about the site finds, and which rarely states an answer), whether its file name
 is a name a kept fact says (the module, command or release a first page names), and its snippets:
-how much of an open question's terms the passage a search engine shows for it holds. The weights are a logistic
-regression of "the page holds evidence" on those signals, fit on the dev question set alone
-(``scripts/fit_page_choice.py``); held-out and validation questions only ever measure it.
+how much of an open question's terms the passage a search engine shows for it holds. The weights
+are a logistic regression of "the page holds evidence" on those signals, fit on the dev question
+set alone (``scripts/fit_page_choice.py``); held-out and validation questions only ever measure it.
 """
 
 from __future__ import annotations

@@ -482,3 +482,30 @@ def test_an_item_without_a_fact_keeps_a_page_best_sentence_a_little_under_the_th
     assert kept(()) == [best]  # nothing found for the item yet: its best sentence is kept
     held = Fact("F1", "Python 3.8 added :=.", "Python 3.8 added :=.", "http://other.test/", ("Q1",))
     assert kept((held,)) == []  # the item has a fact: the threshold holds
+
+
+def test_a_bridge_takes_the_numbered_proposal_a_question_leaves_unnamed() -> None:
+    # "a particular RFC": the sentence that says the statement gives its number, which the question
+    # never does; the bridge keeps it whole ("RFC 9110": the number alone is no word, and "RFC" the
+    # question says), though stronger facts hold the names the multi-hop queries take
+    goal = (
+        "The Hyper client's changelog says its header parsing now follows a particular RFC. "
+        "In which year was that RFC published?"
+    )
+    said = "- Header parsing now follows RFC 9110 semantics for field values."
+    author = "The client was first written by Sean McArthur as a side project."
+    pool = "Connection pooling is provided by the HttpConnector and PoolConfig types."
+    facts = [
+        Fact("F1", said, said, "http://hyper.test/changes.html", ("Q1",), 0.5),
+        Fact("F2", author, author, "http://hyper.test/history.html", ("Q1",), 0.9),
+        Fact("F3", pool, pool, "http://hyper.test/client.html", ("Q1",), 0.8),
+    ]
+    queries = discover(goal, items(goal), facts, done=[goal], count=3)
+    bridge = [q for q in queries if q.startswith("RFC 9110")]
+    assert bridge
+    assert "published" in bridge[0].split()
+    # a proposal the question names already is no bridge
+    named = goal.replace("a particular RFC", "RFC 9110")
+    assert not any(
+        q.startswith("RFC 9110") for q in discover(named, items(named), facts, done=[named], count=3)
+    )

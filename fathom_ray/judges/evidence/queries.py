@@ -174,13 +174,17 @@ def _statement_hop(question: str, facts: Sequence[Fact]) -> str:
 
 
 def _bridge_words(evidence: str, said: set[str], facts: Sequence[Fact]) -> list[str]:
-    """Up to ``BRIDGE_WORDS`` words of ``evidence`` the question does not say, names first: a dotted,
+    """Up to ``BRIDGE_WORDS`` words of ``evidence`` the question does not say, names first: a numbered
+    proposal whose number the question never gives ("PEP 451" for "a particular PEP"), a dotted,
     snake-case or mixed-case name, or a word no common English has ("netrc" in "the user's netrc
     file", ``vocabulary``), then a word other facts hold too (what the pages keep naming), then the
     sentence's order. A dotted name also gives its first part, the module a search
     engine knows as a word of its own ("distutils" of "distutils.sysconfig.get_config_var")."""
     held = Counter(w for fact in facts for w in set(keywords(fact.evidence)))
     ranks: dict[str, tuple[bool, int, int]] = {}  # (not a name, -facts holding it, position)
+    for numbered in _IDENTIFIERS[0].findall(evidence):  # "PEP 451": the proposal a question leaves unnamed
+        if not set(re.findall(r"\d+", numbered)) <= said:
+            ranks.setdefault(numbered, (False, 0, len(ranks)))
     for word in keywords(evidence):
         if word.lower() in FRAME_WORDS or word.lower() in _GLUE or word.replace(".", "").isdigit():
             continue
