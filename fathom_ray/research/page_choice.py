@@ -16,11 +16,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 from fathom_ray.judges.evidence.queries import stated_then_asked
 from fathom_ray.judges.evidence.terms import query_terms, terms
 from fathom_ray.judges.evidence.vocabulary import is_common
+from fathom_ray.web.urls import file_name
 
 FEATURES = (
     "reciprocal rank among the goal's results",
@@ -40,7 +40,6 @@ WEIGHTS = (1.90, 0.89, 1.04, -0.30, -1.24, 0.52, 3.76, -2.37, 2.48, 2.37, 1.52)
 BIAS = -6.04
 
 MIN_NAME = 3  # a shorter file name ("io", "re") is part of too many words to say a fact names it
-_EXTENSION = re.compile(r"\.(html?|php|aspx?|txt)$")
 _SEPARATORS = re.compile(r"[-_]+")
 
 
@@ -108,23 +107,22 @@ def snippet_cover(snippets: Iterable[str], asked: Sequence[frozenset[str]]) -> f
     return best
 
 
-def file_name(url: str) -> str:
-    """The last part of a page's path in lower case, without its extension: "netrc" for
-    ".../library/netrc.html", "git-fetch" for ".../docs/git-fetch"."""
-    path = urlsplit(url).path.rstrip("/")
-    return _EXTENSION.sub("", path.rsplit("/", 1)[-1]).lower()
+def said_by(fact_texts: Iterable[str]) -> str:
+    """What the kept facts say, as one text in lower case: ``named_by_facts`` reads it for every
+    waiting page of a round, so a round makes it once."""
+    return " ".join(fact_texts).lower()
 
 
-def named_by_facts(url: str, goal: str, fact_texts: Iterable[str]) -> bool:
-    """Whether the page's file name (``file_name``; "git-fetch" also as "git fetch") is something a
-    kept fact says and the goal does not: the page on the module, command or release a fact names
-    ("the user's netrc file" leads to netrc.html), the hop a question leaves unnamed. A common word
-    (``is_common``: "changes", "design") is no name: a fact that says it says nothing of the page."""
+def named_by_facts(url: str, goal: str, said: str) -> bool:
+    """Whether the page's file name (``file_name``; "git-fetch" also as "git fetch") is something the
+    kept facts say (``said``, from ``said_by``) and the goal does not: the page on the module,
+    command or release a fact names ("the user's netrc file" leads to netrc.html), the hop a question
+    leaves unnamed. A common word (``is_common``: "changes", "design") is no name: a fact that says it
+    says nothing of the page."""
     name = file_name(url)
     if len(name) < MIN_NAME or is_common(name):
         return False
     forms = {name, _SEPARATORS.sub(" ", name)}
-    said = " ".join(fact_texts).lower()
     lowered = goal.lower()
     return any(f in said for f in forms) and not any(f in lowered for f in forms)
 

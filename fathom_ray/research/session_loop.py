@@ -446,7 +446,7 @@ class ResearchSession:
         order = sorted(pending, key=lambda c: goal.get(c.url, len(goal) + 1))
         semantic = await self._snippet_similarity(order, page_choice.asked_texts(questions))
         top = max(semantic.values(), default=0.0)
-        said = [f.evidence for f in self.state.fact_ledger.facts]
+        said = page_choice.said_by(f.evidence for f in self.state.fact_ledger.facts)
         return {
             c.url: page_choice.Signals(
                 goal_rank=goal.get(c.url),

@@ -172,6 +172,16 @@ _HUB_PAGES = re.compile(
 )
 
 
+_EXTENSION = re.compile(r"\.(html?|php|aspx?|txt)$")
+
+
+def file_name(url: str) -> str:
+    """The last part of a page's path in lower case, without its extension: "netrc" for
+    ".../library/netrc.html", "git-fetch" for ".../docs/git-fetch"."""
+    path = urlsplit(url).path.rstrip("/")
+    return _EXTENSION.sub("", path.rsplit("/", 1)[-1]).lower()
+
+
 def is_hub(url: str) -> bool:
     """Whether ``url`` is a site's front page or one of its indexes (``/``, ``index.html``,
     ``index.en.html``, ``README.html``, ``genindex.html``, ``contents.html``): pages that list the

@@ -10,11 +10,12 @@ from fathom_ray.research.page_choice import (
     asked_terms,
     asked_texts,
     choose,
-    file_name,
     named_by_facts,
+    said_by,
     score,
     snippet_cover,
 )
+from fathom_ray.web.urls import file_name
 
 
 def signals(**given: object) -> Signals:
@@ -105,20 +106,22 @@ def test_a_page_named_after_what_a_kept_fact_says_is_marked() -> None:
     said = ["Requests reads the credentials for the URL's hostname from the user's netrc file."]
     assert file_name("http://docs.python.test/3.11/library/netrc.html") == "netrc"
     assert file_name("http://git-scm.test/docs/git-fetch") == "git-fetch"
-    assert named_by_facts("http://docs.python.test/3.11/library/netrc.html", goal, said)
+    assert named_by_facts("http://docs.python.test/3.11/library/netrc.html", goal, said_by(said))
     # "git-fetch" is said as "git fetch"
     assert named_by_facts(
-        "http://git-scm.test/docs/git-fetch.html", "Which option?", ["Run git fetch --all."]
+        "http://git-scm.test/docs/git-fetch.html", "Which option?", said_by(["Run git fetch --all."])
     )
     # what the goal says already is no hop; nor is a name no fact says, or one too short to tell
-    assert not named_by_facts("http://requests.test/en/latest/user/authentication.html", goal, said)
-    assert not named_by_facts("http://requests.test/auth.html", "Which auth is used?", ["auth failed"])
-    assert not named_by_facts("http://docs.python.test/3.11/library/shutil.html", goal, said)
-    assert not named_by_facts("http://docs.python.test/3.11/library/io.html", goal, ["io is not it"])
-    assert not named_by_facts("http://docs.python.test/3.11/library/netrc.html", goal, [])
+    assert not named_by_facts("http://requests.test/en/latest/user/authentication.html", goal, said_by(said))
+    assert not named_by_facts(
+        "http://requests.test/auth.html", "Which auth is used?", said_by(["auth failed"])
+    )
+    assert not named_by_facts("http://docs.python.test/3.11/library/shutil.html", goal, said_by(said))
+    assert not named_by_facts("http://docs.python.test/3.11/library/io.html", goal, said_by(["io is not it"]))
+    assert not named_by_facts("http://docs.python.test/3.11/library/netrc.html", goal, said_by([]))
     # a common word is no name: "the changes" says nothing of changes.html
     assert not named_by_facts(
-        "http://flask.test/en/2.2.x/changes.html", goal, ["It brings important changes."]
+        "http://flask.test/en/2.2.x/changes.html", goal, said_by(["It brings important changes."])
     )
 
 
