@@ -465,3 +465,34 @@ def test_a_clause_that_says_the_asking_sentence_beats_a_code_name_that_does_not(
     assert "semantic versioning" in answer.answer
     (alone,) = item_answers(checklist, [coded])
     assert alone.answer == "SQLITE_VERSION"  # with nothing better, the code name answers
+
+
+def test_a_part_made_standalone_is_answered_by_what_it_asks_past_its_context() -> None:
+    # the goal's asking sentence as an item of its own (its statement is an item too): the words in
+    # parentheses are the statement's; a fact that names something but says little of what is
+    # asked ("The Shopt Builtin") is no answer beside the one that describes it
+    part = (
+        "Which shopt option makes command substitution inherit that option's value instead of unsetting it "
+        "in the subshell (style guide scripts start set option)?"
+    )
+    checklist = [ChecklistItem("Q1", ASKED), ChecklistItem("Q2", part)]
+    listing = Fact(
+        "F1",
+        "",
+        "The shell environment holds options enabled by set or inherited from the parent\n"
+        "shopt (see The Shopt Builtin)",
+        "http://www.gnu.test/bash/manual/environment.html",
+        ("Q1", "Q2"),
+        0.8,
+    )
+    term = Fact(
+        "F2",
+        "",
+        "inherit_errexit\nIf set, command substitution inherits the value of the errexit option, instead of "
+        "unsetting it in the subshell environment.",
+        "http://www.gnu.test/bash/manual/shopt.html",
+        ("Q1", "Q2"),
+        0.6,
+    )
+    (answer,) = item_answers(checklist, [listing, term])
+    assert (answer.item, answer.answer, answer.fact_ids[0]) == ("Q2", "inherit_errexit", "F2")

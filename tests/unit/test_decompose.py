@@ -137,6 +137,31 @@ def test_a_thing_named_as_known_but_never_named_before_is_asked_first() -> None:
     assert len(parts("When did the Vasa sink, and who designed the hull?")) == 2
 
 
+def test_a_statement_the_question_points_back_at_is_an_item_of_its_own() -> None:
+    # the statement describes the first hop ("a Scottish engineer"), the question asks past it
+    goal = (
+        "The Forth Bridge was designed by two engineers, one of them Scottish. "
+        "In which year was that engineer knighted?"
+    )
+    asked = parts(goal)
+    assert asked[0] == "The Forth Bridge was designed by two engineers, one of them Scottish?"
+    assert asked[1].startswith("In which year was that engineer knighted (")
+    assert "Forth" in asked[1]  # the question carries the statement's subject
+    # two statements, each a hop
+    chain = "A ship sank in 1628. Its wreck was raised by a diver. Which museum shows that wreck?"
+    assert parts(chain)[:2] == ["A ship sank in 1628?", "Its wreck was raised by a diver?"]
+    # a question that does not point back keeps the statement as context only
+    assert decompose("The Vasa sank in 1628. Which museum in Stockholm shows the Vasa?", 10) == [
+        "The Vasa sank in 1628. Which museum in Stockholm shows the Vasa?"
+    ]
+    # "that" of a relative clause points at nothing
+    assert len(decompose("Ships carry cargo. Which ship that was built in 1900 is oldest?", 10)) == 1
+    # a lead-in of the asking sentence is no statement of its own
+    led = "A city on the Danube has a castle. According to that city's records, who built that castle?"
+    assert parts(led)[0] == "A city on the Danube has a castle?"
+    assert not any(p.startswith("According to") for p in parts(led))
+
+
 def test_the_evidence_judge_decomposes_a_goal_longer_than_a_models_answer_may_be() -> None:
     # the schema's 300-character bound holds a model's output in; a long goal keeps its parts
     goal = (

@@ -230,11 +230,14 @@ def _asking_words(question: str) -> set[str]:
     """The words of the sentence that asks, past those of the statements before it ("Debian Policy
     says scripts should start with a set option. Which shopt option makes command substitution
     inherit that option's value?": shopt, makes, command, substitution, ...): the fact that says
-    them answers it; one that says the statements names the bridge. Empty for one sentence."""
-    sentences = question_sentences(question.split(" (", 1)[0])
-    if len(sentences) < 2:
+    them answers it; one that says the statements names the bridge. Of a goal's part made
+    standalone, the statements are the context decomposition added in parentheses ("Which shopt
+    option ... (Debian Policy shell scripts)?"). Empty for one sentence without context."""
+    own, _, context = question.partition(" (")
+    sentences = question_sentences(own)
+    if len(sentences) < 2 and not context:
         return set()
-    said_before = _said(" ".join(sentences[:-1]))
+    said_before = _said(" ".join([*sentences[:-1], context.rstrip(")?")]))
     return _asked_words(sentences[-1], FRAME_WORDS) - said_before
 
 

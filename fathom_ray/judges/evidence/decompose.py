@@ -13,8 +13,9 @@ statements; of the part after it when nothing comes before) are added in
 parentheses, so the part can be searched and matched by itself; a bare "and
 when?" after "Who built X" asks "When was X built?"; a part that names a new thing as
 known ("who wrote the PEP" after "Which version introduced X") first asks which one ("Which
-PEP introduced X?"), the bridge of the two hops. The goal itself is always
-the first item, and every sub-question names its subject.
+PEP introduced X?"), the bridge of the two hops; statements that describe what the one question
+then points back at ("that toolkit") are items of their own, the first hop. The goal itself is
+always the first item, and every sub-question names its subject.
 """
 
 from __future__ import annotations
@@ -99,6 +100,10 @@ _NOT_A_THING = frozenset(
 _WHICH_DONE = re.compile(r"^\s*(?:which|what)\s+(?:[\w'-]+\s+){0,3}?(\w+ed\b.*?)\s*[?.!]?\s*$", re.I)
 _WHICH_OF_FIRST = re.compile(r"^\s*(?:which|who) of (?:them|these|those)\b(.*)$", re.I)
 MIN_OWN_TERMS = 3
+# "that toolkit's", "such a column": a demonstrative before a noun (never "that is", a relative clause)
+_POINTS_BACK = re.compile(
+    r"\b(?:that|this|those|these|such)\s+(?!(?:is|was|are|were|has|does|did|can)\b)[a-z]", re.I
+)
 MAX_CONTEXT_WORDS = 6
 MAX_ASKED_APART = 24
 
@@ -114,11 +119,26 @@ def decompose(goal: str, count: int) -> list[str]:
     for n in reversed(range(1, len(questions))):  # "..., and who wrote the PEP?": which PEP, first
         if (bridge := bridge_question(questions[n], [*statements, *questions[:n]])) is not None:
             expansions.insert(n, plain(bridge))
+    if len(questions) == 1:
+        expansions[:0] = [plain(s) for s in described(goal, questions[0], statements)]
     expansions = [e for e in expansions if e.subjects or query_terms(e.one)]  # never a bare "When?"
     asked = allot(expansions, max(count - 1, 0))
     if len(asked) <= 1:
         return [goal][: max(count, 1)]
     return list(dict.fromkeys([goal, *asked]))[: max(count, 1)]
+
+
+def described(goal: str, question: str, statements: list[str]) -> list[str]:
+    """The goal's statements as items of their own when its one question points back at what they
+    describe ("Flask 2.2.0 raised the minimum version of the WSGI toolkit it is built on. On
+    what date was that toolkit's release published?"): the page a statement describes says the name
+    it leaves unsaid ("Werkzeug"), and a statement item gets facts for it, chosen against its own
+    words, where against the whole goal the asking sentence's words drown them. Whole sentences
+    only: "According to that manual" before ", which command ..." is no statement of its own."""
+    if not _POINTS_BACK.search(question):
+        return []
+    sentences = question_sentences(goal)
+    return [standalone(s, []) for s in statements if s in sentences]
 
 
 def question_sentences(text: str) -> list[str]:

@@ -1,0 +1,67 @@
+"""A goal that states, then asks, through the evidence judge and the real embedder: its statement is an
+item of its own, so the page's line that says the statement is kept, though the embedder finds lines
+that share the whole goal's standing words ("support for Node.js 18") nearer the goal."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+
+import pytest
+
+from fathom_ray.adapters.sentence_embedder import SentenceEmbedder
+from fathom_ray.judges.evidence.judge import EvidenceJudge
+from fathom_ray.judges.evidence.queries import discover
+from fathom_ray.models import ChecklistItem, ExtractedPage, Fact
+
+pytestmark = pytest.mark.integration
+
+GOAL = (
+    "Version 5.1 of the HTTP client added tentative support for a Node.js release that was still a release "
+    "candidate then. Which flag, listed among that Node.js release's new permission features, restricts "
+    "file system access?"
+)
+CHANGES = "\n".join(
+    [
+        "Version 5.1",
+        "- Node.js 14 is no longer supported.",
+        "- Officially added support for Node.js 18.",
+        "- The client has officially stopped support for Node.js 12.",
+        "- Added tentative 20.0 support with the current release candidate.",
+        "- Requests now retry on connection resets.",
+        "- Officially added support for Node.js 16 and its new fetch features.",
+        "- The permission of the cache folder is now checked on start.",
+        "- Listed flags are validated before a request is sent.",
+    ]
+)
+
+
+class Embedder:
+    def __init__(self) -> None:
+        self._model = SentenceEmbedder()
+
+    async def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        return self._model.embed(texts)
+
+
+def test_the_line_that_says_the_statement_is_kept_and_leads_the_next_search() -> None:
+    judge = EvidenceJudge(Embedder())
+    page = ExtractedPage("http://client.test/changes.html", "Changes", CHANGES, ())
+    decomposed = asyncio.run(judge.decompose(GOAL, 10)).answer
+    assert decomposed is not None
+    asked = decomposed.questions
+    checklist = [ChecklistItem(f"Q{n}", q) for n, q in enumerate(asked, start=1)]
+    assert len(checklist) == 3  # the goal, its statement, what it asks
+    facts = asyncio.run(judge.analyse(GOAL, checklist, page)).facts
+    said = [f for f in facts if "tentative 20.0" in f.evidence]
+    assert said
+    assert "Q2" in said[0].checklist_ids
+    # the goal alone, as one item: the generic lines take its places
+    alone = asyncio.run(judge.analyse(GOAL, checklist[:1], page)).facts
+    assert not any("tentative 20.0" in f.evidence for f in alone)
+    # the statement's line gives the next search its release
+    kept = [
+        Fact(f"F{n}", f.claim, f.evidence, page.url, tuple(f.checklist_ids), f.confidence)
+        for n, f in enumerate(facts, start=1)
+    ]
+    assert discover(GOAL, checklist[1:], kept, done=[GOAL], count=3)[0].startswith("20.0")
