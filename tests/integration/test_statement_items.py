@@ -10,6 +10,7 @@ from collections.abc import Sequence
 import pytest
 
 from fathom_ray.adapters.sentence_embedder import SentenceEmbedder
+from fathom_ray.judges.evidence import judge as judging
 from fathom_ray.judges.evidence.judge import EvidenceJudge
 from fathom_ray.judges.evidence.queries import discover
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact
@@ -65,3 +66,24 @@ def test_the_line_that_says_the_statement_is_kept_and_leads_the_next_search() ->
         for n, f in enumerate(facts, start=1)
     ]
     assert discover(GOAL, checklist[1:], kept, done=[GOAL], count=3)[0].startswith("20.0")
+
+
+def test_a_statement_keeps_the_line_holding_most_of_its_words_however_the_embedder_ranks_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # one fact a question: the embedder's nearest lines take every item's place, and the line that
+    # says most of the statement's words ("added", "tentative", "support", "release candidate") is
+    # kept for the statement's item alone
+    monkeypatch.setattr(judging, "FACTS_PER_QUESTION", 1)
+    judge = EvidenceJudge(Embedder())
+    page = ExtractedPage("http://client.test/changes.html", "Changes", CHANGES, ())
+    decomposed = asyncio.run(judge.decompose(GOAL, 10)).answer
+    assert decomposed is not None
+    checklist = [ChecklistItem(f"Q{n}", q) for n, q in enumerate(decomposed.questions, start=1)]
+    facts = asyncio.run(judge.analyse(GOAL, checklist, page)).facts
+    said = [f for f in facts if "tentative 20.0" in f.evidence]
+    assert [f.checklist_ids for f in said] == [["Q2"]]
+    # a goal of one sentence has no statement to keep a line for
+    single = "Which flag of the Node.js 20 release restricts file system access?"
+    alone = asyncio.run(judge.analyse(single, [ChecklistItem("Q1", single)], page)).facts
+    assert not any("tentative 20.0" in f.evidence for f in alone)

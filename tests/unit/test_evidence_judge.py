@@ -509,3 +509,25 @@ def test_a_bridge_takes_the_numbered_proposal_a_question_leaves_unnamed() -> Non
     assert not any(
         q.startswith("RFC 9110") for q in discover(named, items(named), facts, done=[named], count=3)
     )
+
+
+def test_a_bridge_takes_the_version_a_statement_leaves_unnamed() -> None:
+    # "a compiler that was still in beta": the line that says it names the version, which is what
+    # the next search needs (before, a dotted number was never a bridge word); the multi-hop step
+    # searches the surer fact's names first
+    goal = (
+        "A build tool's release 7.2 added early support for a compiler that was still in beta. "
+        "Which warning flag did that compiler add?"
+    )
+    said = "Added early 14.1 support with its beta build."
+    other = "The tool's lint.strict_mode and warn.unused_code settings check every target."
+    facts = [
+        Fact("F1", other, other, "http://a.test/", ("Q1",), 0.9),
+        Fact("F2", said, said, "http://a.test/", ("Q1",), 0.5),
+    ]
+    queries = discover(goal, items(goal), facts, done=[goal], count=3)
+    assert queries == [
+        "lint.strict_mode warning flag compiler",
+        "warn.unused_code warning flag compiler",
+        "14.1 warning flag compiler",
+    ]

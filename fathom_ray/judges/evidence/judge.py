@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from fathom_ray.judges.evidence import compose as composing
-from fathom_ray.judges.evidence.decompose import decompose
+from fathom_ray.judges.evidence.decompose import decompose, question_sentences
 from fathom_ray.judges.evidence.passages import (
     Embed,
     Question,
@@ -26,9 +26,10 @@ from fathom_ray.judges.evidence.passages import (
     open_questions,
     score_sentences,
 )
-from fathom_ray.judges.evidence.queries import discover
+from fathom_ray.judges.evidence.queries import STATEMENT_MATCH, discover
 from fathom_ray.judges.evidence.sentences import Sentence, split_sentences
 from fathom_ray.judges.evidence.spans import defined_term
+from fathom_ray.judges.evidence.terms import query_terms, terms
 from fathom_ray.judges.llm import answers
 from fathom_ray.judges.llm.prompts import MAX_LINKS_IN_PROMPT
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact, Usage
@@ -111,12 +112,15 @@ class EvidenceJudge:
         bare: frozenset[str] = frozenset(),
     ) -> answers.PageAnalysis:
         """The page's facts, links and quality for the open items; an item in ``bare`` (one with no
-        fact yet) takes its best sentence at ``FIRST_FACT_SHARE`` of the threshold."""
+        fact yet) takes its best sentence at ``FIRST_FACT_SHARE`` of the threshold, and an open item
+        that is one of the goal's statements the sentence with the most of its words
+        (``_statement_lines``)."""
         questions = open_questions(checklist) or [Question.of("Q1", goal)]
         # Sentences and BM25 statistics off the event loop: a huge page must not stall other sessions.
         index = await asyncio.to_thread(_index_of, page)
         scores = await score_sentences(index, questions, self._embed, MAX_EMBEDDED)
         kept = self._facts(index, page.text, scores, bare)
+        kept += _statement_lines(open_statements(goal, checklist), index, page.text, kept, scores)
         relevant = {s.sentence for s in scores if s.fused >= self._threshold * 0.8}
         best = scores[0].fused if scores else 0.0
         share = len(relevant) / max(len(index.sentences), 1)
@@ -293,3 +297,46 @@ def _links(index: SentenceIndex, questions: Sequence[Question], page: ExtractedP
             scored.append((best, n))
     scored.sort(key=lambda pair: (-pair[0], pair[1]))
     return [n for _, n in scored[:MAX_LINKS]]
+
+
+def open_statements(goal: str, checklist: Sequence[ChecklistItem]) -> list[ChecklistItem]:
+    """The open items that are the goal's statements made items (``decompose.described``)."""
+    statements = {s.rstrip(".!? ") for s in question_sentences(goal)[:-1]}
+    return [i for i in checklist if not i.satisfied and i.question.rstrip("?. ") in statements]
+
+
+def _statement_lines(
+    items: Sequence[ChecklistItem],
+    index: SentenceIndex,
+    text: str,
+    kept: Sequence[answers.FactClaim],
+    scores: Sequence[Score],
+) -> list[answers.FactClaim]:
+    """For each open item that is one of the goal's statements: the page's sentence holding the largest
+    share of its terms (over ``STATEMENT_MATCH``), kept for that item alone when not kept already. The
+    embedder ranks first the lines that share the statement's standing words ("Officially added
+    support for Python 3.10" for "Requests 2.28.0 added provisional support for a Python version
+    still in beta"); the line that says the statement's rarer words ("Added provisional 3.11 support
+    with current beta build") names what the goal leaves unnamed, the statement hop's lead. Kept for
+    the statement's item only, it never answers what the goal asks."""
+    said = {c.evidence for c in kept}
+    found: list[answers.FactClaim] = []
+    for item in items:
+        own = {t for t in query_terms(item.question) if len(t) > 1}
+        if not own:
+            continue
+        shares = [len(own & set(terms(s.text))) / len(own) for s in index.sentences]
+        best = max(range(len(shares)), key=lambda n: (shares[n], -n), default=None)
+        if best is None or shares[best] <= STATEMENT_MATCH or not _fit(index.sentences[best].plain):
+            continue
+        claim, evidence = _claim(index.sentences, text, best)
+        if evidence in said:
+            continue
+        topic = _topic(index.title, index.sentences[best].heading)
+        fused = max((x.fused for x in scores if x.sentence == best and x.question_id == item.id), default=0.0)
+        found.append(
+            answers.FactClaim(
+                claim=claim, evidence=evidence, checklist_ids=[item.id], confidence=fused, topic=topic
+            )
+        )
+    return found

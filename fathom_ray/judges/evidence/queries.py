@@ -179,14 +179,16 @@ def _bridge_words(evidence: str, said: set[str], facts: Sequence[Fact]) -> list[
     snake-case or mixed-case name, or a word no common English has ("netrc" in "the user's netrc
     file", ``vocabulary``), then a word other facts hold too (what the pages keep naming), then the
     sentence's order. A dotted name also gives its first part, the module a search
-    engine knows as a word of its own ("distutils" of "distutils.sysconfig.get_config_var")."""
+    engine knows as a word of its own ("distutils" of "distutils.sysconfig.get_config_var"), and a
+    dotted version is a name ("3.11" for "a Python version that was still in beta"); a bare number
+    is never one."""
     held = Counter(w for fact in facts for w in set(keywords(fact.evidence)))
     ranks: dict[str, tuple[bool, int, int]] = {}  # (not a name, -facts holding it, position)
     for numbered in _IDENTIFIERS[0].findall(evidence):  # "PEP 451": the proposal a question leaves unnamed
         if not set(re.findall(r"\d+", numbered)) <= said:
             ranks.setdefault(numbered, (False, 0, len(ranks)))
     for word in keywords(evidence):
-        if word.lower() in FRAME_WORDS or word.lower() in _GLUE or word.replace(".", "").isdigit():
+        if word.lower() in FRAME_WORDS or word.lower() in _GLUE or word.isdigit():
             continue
         head = word.split(".", 1)[0]
         forms = [head, word] if head != word and len(head) > 2 else [word]
