@@ -390,6 +390,10 @@ inherit_errexit
 If set, command substitution inherits the value of the errexit option, instead of unsetting it in the
 subshell environment.
 """
+INHERIT_ERREXIT = (  # the term and the line that describes it, as a fact's evidence
+    "inherit_errexit\nIf set, command substitution inherits the value of the errexit option, instead of "
+    "unsetting it in the subshell environment."
+)
 ASKED = (
     "A style guide says scripts should start with a particular set option so that errors are detected. "
     "In Bash, which shopt option makes command substitution inherit that option's value instead of "
@@ -440,8 +444,7 @@ def test_the_fact_that_says_the_asking_sentence_answers_it_not_the_one_that_says
     term = Fact(
         "F2",
         "",
-        "inherit_errexit\nIf set, command substitution inherits the value of the errexit option, instead of "
-        "unsetting it in the subshell environment.",
+        INHERIT_ERREXIT,
         "http://www.gnu.test/bash/manual/shopt.html",
         ("Q1",),
         0.6,
@@ -488,8 +491,7 @@ def test_a_part_made_standalone_is_answered_by_what_it_asks_past_its_context() -
     term = Fact(
         "F2",
         "",
-        "inherit_errexit\nIf set, command substitution inherits the value of the errexit option, instead of "
-        "unsetting it in the subshell environment.",
+        INHERIT_ERREXIT,
         "http://www.gnu.test/bash/manual/shopt.html",
         ("Q1", "Q2"),
         0.6,

@@ -141,6 +141,11 @@ def described(goal: str, question: str, statements: list[str]) -> list[str]:
     return [standalone(s, []) for s in statements if s in sentences]
 
 
+def is_described(goal: str, item: str) -> bool:
+    """Whether a checklist item is one of the goal's statements made an item (``described``)."""
+    return item.rstrip("?. ") in {s.rstrip(".!? ") for s in question_sentences(goal)[:-1]}
+
+
 def question_sentences(text: str) -> list[str]:
     """The sentences of a goal or item (a statement, then the question it leads to)."""
     return [s for s in _SENTENCE_END.split(text) if s.strip()] or [text]

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import TypeVar
 
 from fathom_ray.judges.evidence import compose as composing
-from fathom_ray.judges.evidence.decompose import decompose, question_sentences
+from fathom_ray.judges.evidence.decompose import decompose, is_described
 from fathom_ray.judges.evidence.passages import (
     Embed,
     Question,
@@ -26,10 +26,9 @@ from fathom_ray.judges.evidence.passages import (
     open_questions,
     score_sentences,
 )
-from fathom_ray.judges.evidence.queries import STATEMENT_MATCH, discover
+from fathom_ray.judges.evidence.queries import STATEMENT_MATCH, discover, statement_terms
 from fathom_ray.judges.evidence.sentences import Sentence, split_sentences
 from fathom_ray.judges.evidence.spans import defined_term
-from fathom_ray.judges.evidence.terms import query_terms, terms
 from fathom_ray.judges.llm import answers
 from fathom_ray.judges.llm.prompts import MAX_LINKS_IN_PROMPT
 from fathom_ray.models import ChecklistItem, ExtractedPage, Fact, Usage
@@ -301,8 +300,7 @@ def _links(index: SentenceIndex, questions: Sequence[Question], page: ExtractedP
 
 def open_statements(goal: str, checklist: Sequence[ChecklistItem]) -> list[ChecklistItem]:
     """The open items that are the goal's statements made items (``decompose.described``)."""
-    statements = {s.rstrip(".!? ") for s in question_sentences(goal)[:-1]}
-    return [i for i in checklist if not i.satisfied and i.question.rstrip("?. ") in statements]
+    return [i for i in checklist if not i.satisfied and is_described(goal, i.question)]
 
 
 def _statement_lines(
@@ -322,13 +320,10 @@ def _statement_lines(
     said = {c.evidence for c in kept}
     found: list[answers.FactClaim] = []
     for item in items:
-        own = {t for t in query_terms(item.question) if len(t) > 1}
-        if not own:
+        held = index.most_held(statement_terms(item.question))
+        if held is None or held[1] <= STATEMENT_MATCH or not _fit(index.sentences[held[0]].plain):
             continue
-        shares = [len(own & set(terms(s.text))) / len(own) for s in index.sentences]
-        best = max(range(len(shares)), key=lambda n: (shares[n], -n), default=None)
-        if best is None or shares[best] <= STATEMENT_MATCH or not _fit(index.sentences[best].plain):
-            continue
+        best = held[0]
         claim, evidence = _claim(index.sentences, text, best)
         if evidence in said:
             continue

@@ -106,8 +106,10 @@ class SentenceIndex:
         self.title = title
         self._tf: list[Counter[str]] = []
         self._pairs: list[set[tuple[str, str]]] = []
+        self._own: list[frozenset[str]] = []  # the sentence's own terms, without its heading's
         for sentence in self.sentences:
             own, heading = terms(sentence.text), terms(sentence.heading)
+            self._own.append(frozenset(own))
             self._tf.append(Counter(own + heading))
             self._pairs.append({*pairwise(own), *pairwise(heading)})
         self._lengths = [sum(tf.values()) for tf in self._tf]
@@ -154,6 +156,15 @@ class SentenceIndex:
                 (1 - PHRASE_WEIGHT - WINDOW_WEIGHT) * own + PHRASE_WEIGHT * phrase + WINDOW_WEIGHT * window
             )
         return scores
+
+    def most_held(self, wanted: frozenset[str]) -> tuple[int, float] | None:
+        """The first sentence holding the largest share of ``wanted`` in its own words (not its
+        heading's), and that share; None for a page without sentences or nothing wanted."""
+        if not wanted or not self._own:
+            return None
+        shares = [len(wanted & own) / len(wanted) for own in self._own]
+        best = max(range(len(shares)), key=lambda n: (shares[n], -n))
+        return best, shares[best]
 
     def _window(self, index: int) -> list[int]:
         heading = self.sentences[index].heading

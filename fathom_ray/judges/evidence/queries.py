@@ -147,6 +147,11 @@ _GLUING = (
 _GLUE = frozenset(_GLUING.split())
 
 
+def statement_terms(text: str) -> frozenset[str]:
+    """The terms a statement is matched by: its query terms, a single character aside."""
+    return frozenset(t for t in query_terms(text) if len(t) > 1)
+
+
 def _statement_hop(question: str, facts: Sequence[Fact]) -> str:
     """For a question that states, then asks: the words of the fact that best matches its statement
     which the question does not say, joined to what it asks. The statement describes the first page
@@ -158,7 +163,7 @@ def _statement_hop(question: str, facts: Sequence[Fact]) -> str:
     if stated is None:
         return ""
     own, asking = stated
-    statement = {t for t in query_terms(own[: own.rfind(asking)] or own) if len(t) > 1}
+    statement = statement_terms(own[: own.rfind(asking)] or own)
     if not statement:
         return ""
     best, share = None, STATEMENT_MATCH
