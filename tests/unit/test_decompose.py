@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from fathom_ray.judges.evidence.answer_types import AnswerType, expected_type, type_match
-from fathom_ray.judges.evidence.decompose import asked_apart, decompose
+from fathom_ray.judges.evidence.decompose import asked_apart, decompose, is_described
 from fathom_ray.judges.evidence.judge import EvidenceJudge
 from fathom_ray.judges.evidence.spans import typed_span
 from fathom_ray.models import ChecklistItem, ExtractedPage
@@ -160,6 +160,16 @@ def test_a_statement_the_question_points_back_at_is_an_item_of_its_own() -> None
     led = "A city on the Danube has a castle. According to that city's records, who built that castle?"
     assert parts(led)[0] == "A city on the Danube has a castle?"
     assert not any(p.startswith("According to") for p in parts(led))
+
+
+def test_a_statement_made_an_item_is_known_as_one_whatever_its_first_letter() -> None:
+    # the item is the statement made standalone (capitalised, "?"); the judge must know it again
+    goal = "pytest's guide names a tool for  packaging. Who created that tool?"
+    items = decompose(goal, 10)
+    assert items[1] == "Pytest's guide names a tool for packaging?"
+    assert is_described(goal, items[1])
+    assert not is_described(goal, items[0])
+    assert not is_described(goal, "Who created that tool?")
 
 
 def test_the_evidence_judge_decomposes_a_goal_longer_than_a_models_answer_may_be() -> None:

@@ -142,8 +142,10 @@ def described(goal: str, question: str, statements: list[str]) -> list[str]:
 
 
 def is_described(goal: str, item: str) -> bool:
-    """Whether a checklist item is one of the goal's statements made an item (``described``)."""
-    return item.rstrip("?. ") in {s.rstrip(".!? ") for s in question_sentences(goal)[:-1]}
+    """Whether a checklist item is one of the goal's statements made an item (``described``): the
+    same sentence made standalone, so one that starts in lower case ("pytest's guide ...") is one."""
+    sentences = question_sentences(" ".join(goal.split()))[:-1]
+    return item in {standalone(s, []) for s in sentences}
 
 
 def question_sentences(text: str) -> list[str]:
