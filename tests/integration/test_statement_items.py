@@ -87,3 +87,42 @@ def test_a_statement_keeps_the_line_holding_most_of_its_words_however_the_embedd
     single = "Which flag of the Node.js 20 release restricts file system access?"
     alone = asyncio.run(judge.analyse(single, [ChecklistItem("Q1", single)], page)).facts
     assert not any("tentative 20.0" in f.evidence for f in alone)
+
+
+SPLIT_GOAL = (
+    "The build tool's finder computes the plugin suffix through one helper package, falling back to "
+    "another when that package is not available. In which release is that preferred package scheduled "
+    "to be removed?"
+)
+FINDER = "\n".join(
+    [
+        "Result variables",
+        "- Plugin_PATH: the folder plugins are installed to, read from the environment.",
+        "- Plugin_SUFFIX: the file name suffix of plugins.",
+        "Information computed by the tool from oldhelp.config.get_var('SUFFIX').",
+        "If package oldhelp.config is not available, newhelp.get_var('SUFFIX') is used instead.",
+        "- Plugin_FOUND: whether a plugin was found at all.",
+    ]
+)
+
+
+def test_a_statement_said_over_two_sentences_keeps_both() -> None:
+    # neither sentence alone holds a STATEMENT_MATCH share of the statement's words, the two together
+    # do: the fact is the pair, and its package leads the next search
+    judge = EvidenceJudge(Embedder())
+    page = ExtractedPage("http://build.test/finder.html", "Finder", FINDER, ())
+    decomposed = asyncio.run(judge.decompose(SPLIT_GOAL, 10)).answer
+    assert decomposed is not None
+    checklist = [ChecklistItem(f"Q{n}", q) for n, q in enumerate(decomposed.questions, start=1)]
+    assert len(checklist) == 3
+    facts = asyncio.run(judge.analyse(SPLIT_GOAL, checklist, page)).facts
+    pair = [f for f in facts if "Q2" in f.checklist_ids and "computed by" in f.evidence]
+    assert pair
+    assert "is not available" in pair[0].evidence
+    assert pair[0].evidence in FINDER
+    kept = [
+        Fact(f"F{n}", f.claim, f.evidence, page.url, tuple(f.checklist_ids), f.confidence)
+        for n, f in enumerate(facts, start=1)
+    ]
+    queries = discover(SPLIT_GOAL, checklist[1:], kept, done=[SPLIT_GOAL], count=3)
+    assert any(q.split()[0] == "oldhelp" for q in queries)  # the package, a word of its own

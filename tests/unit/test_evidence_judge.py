@@ -9,7 +9,7 @@ import pytest
 from fathom_ray.judges.evidence.answer_types import AnswerType, expected_type, type_match
 from fathom_ray.judges.evidence.decompose import decompose
 from fathom_ray.judges.evidence.judge import EvidenceJudge
-from fathom_ray.judges.evidence.passages import open_questions
+from fathom_ray.judges.evidence.passages import SentenceIndex, open_questions
 from fathom_ray.judges.evidence.queries import discover, identifiers, topic
 from fathom_ray.judges.evidence.sentences import split_sentences
 from fathom_ray.judges.evidence.terms import title_match
@@ -531,3 +531,22 @@ def test_a_bridge_takes_the_version_a_statement_leaves_unnamed() -> None:
         "warn.unused_code warning flag compiler",
         "14.1 warning flag compiler",
     ]
+
+
+def test_the_span_holding_most_of_a_statement_is_one_sentence_or_two_neighbours() -> None:
+    text = (
+        "Notes\nThe cache grows with every query. The index is rebuilt nightly.\nOther\nThe cache is shared."
+    )
+    index = SentenceIndex(split_sentences(text))
+    # each sentence holds two of the four words, the two neighbours all four
+    held = index.most_held(frozenset({"cache", "grow", "index", "rebuilt"}))
+    assert held is not None
+    first, last, share = held
+    assert (index.sentences[first].plain, index.sentences[last].plain, share) == (
+        "The cache grows with every query.",
+        "The index is rebuilt nightly.",
+        1.0,
+    )
+    # one sentence that holds as much as the pair is the span; neighbours under two headings never pair
+    assert index.most_held(frozenset({"cache", "grow"})) == (first, first, 1.0)
+    assert index.most_held(frozenset({"rebuilt", "shared"})) == (last, last, 0.5)

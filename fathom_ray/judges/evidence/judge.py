@@ -311,7 +311,9 @@ def _statement_lines(
     scores: Sequence[Score],
 ) -> list[answers.FactClaim]:
     """For each open item that is one of the goal's statements: the page's sentence holding the largest
-    share of its terms (over ``STATEMENT_MATCH``), kept for that item alone when not kept already. The
+    share of its terms (over ``STATEMENT_MATCH``), or the two neighbouring sentences that together hold
+    more (``SentenceIndex.most_held``: a definition over two lines), kept for that item alone when not
+    kept already. The
     embedder ranks first the lines that share the statement's standing words ("Officially added
     support for Python 3.10" for "Requests 2.28.0 added provisional support for a Python version
     still in beta"); the line that says the statement's rarer words ("Added provisional 3.11 support
@@ -321,14 +323,18 @@ def _statement_lines(
     found: list[answers.FactClaim] = []
     for item in items:
         held = index.most_held(statement_terms(item.question))
-        if held is None or held[1] <= STATEMENT_MATCH or not _fit(index.sentences[held[0]].plain):
+        if held is None or held[2] <= STATEMENT_MATCH:
             continue
-        best = held[0]
-        claim, evidence = _claim(index.sentences, text, best)
+        best, last, _ = held
+        span = range(best, last + 1)
+        if not all(_fit(index.sentences[n].plain) for n in span):
+            continue
+        pair = _joined(index.sentences[best], index.sentences[last], text) if last > best else None
+        claim, evidence = pair or _claim(index.sentences, text, best)
         if evidence in said:
             continue
         topic = _topic(index.title, index.sentences[best].heading)
-        fused = max((x.fused for x in scores if x.sentence == best and x.question_id == item.id), default=0.0)
+        fused = max((x.fused for x in scores if x.sentence in span and x.question_id == item.id), default=0.0)
         found.append(
             answers.FactClaim(
                 claim=claim, evidence=evidence, checklist_ids=[item.id], confidence=fused, topic=topic

@@ -157,14 +157,27 @@ class SentenceIndex:
             )
         return scores
 
-    def most_held(self, wanted: frozenset[str]) -> tuple[int, float] | None:
-        """The first sentence holding the largest share of ``wanted`` in its own words (not its
-        heading's), and that share; None for a page without sentences or nothing wanted."""
+    def most_held(self, wanted: frozenset[str]) -> tuple[int, int, float] | None:
+        """The first span of one sentence, or two neighbours under one heading, holding the largest
+        share of ``wanted`` in its own words (not its heading's): (first, last, share), a single
+        sentence where it holds as much as the pair. A definition says one thing over two sentences
+        ("Information returned by distutils.sysconfig... or computed from ...". "If package
+        distutils.sysconfig is not available, sysconfig... are used."). None for a page without
+        sentences or nothing wanted."""
         if not wanted or not self._own:
             return None
-        shares = [len(wanted & own) / len(wanted) for own in self._own]
-        best = max(range(len(shares)), key=lambda n: (shares[n], -n))
-        return best, shares[best]
+        held = [len(wanted & own) for own in self._own]
+        spans = [(count, -n, n) for n, count in enumerate(held)]  # (held, -first, last)
+        for n in range(len(self._own) - 1):
+            both = len(wanted & (self._own[n] | self._own[n + 1]))
+            if both > max(held[n], held[n + 1]) and self._neighbours(n, n + 1):  # the pair adds words
+                spans.append((both, -n, n + 1))
+        count, first, last = max(spans, key=lambda s: (s[0], s[1], -s[2]))
+        return -first, last, count / len(wanted)
+
+    def _neighbours(self, first: int, second: int) -> bool:
+        one, two = self.sentences[first], self.sentences[second]
+        return one.heading == two.heading and not one.is_heading and not two.is_heading
 
     def _window(self, index: int) -> list[int]:
         heading = self.sentences[index].heading
