@@ -313,12 +313,11 @@ def _statement_lines(
     """For each open item that is one of the goal's statements: the page's sentence holding the largest
     share of its terms (over ``STATEMENT_MATCH``), or the two neighbouring sentences that together hold
     more (``SentenceIndex.most_held``: a definition over two lines), kept for that item alone when not
-    kept already. The
-    embedder ranks first the lines that share the statement's standing words ("Officially added
-    support for Python 3.10" for "Requests 2.28.0 added provisional support for a Python version
-    still in beta"); the line that says the statement's rarer words ("Added provisional 3.11 support
-    with current beta build") names what the goal leaves unnamed, the statement hop's lead. Kept for
-    the statement's item only, it never answers what the goal asks."""
+    kept already. The embedder ranks first the lines that share the statement's standing words
+    ("Officially added support for Python 3.10" for "Requests 2.28.0 added provisional support for a
+    Python version still in beta"); the line that says the statement's rarer words ("Added
+    provisional 3.11 support with current beta build") names what the goal leaves unnamed, the
+    statement hop's lead. Kept for the statement's item only, it never answers what the goal asks."""
     said = {c.evidence for c in kept}
     found: list[answers.FactClaim] = []
     for item in items:

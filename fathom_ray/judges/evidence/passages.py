@@ -169,10 +169,12 @@ class SentenceIndex:
         held = [len(wanted & own) for own in self._own]
         spans = [(count, -n, n) for n, count in enumerate(held)]  # (held, -first, last)
         for n in range(len(self._own) - 1):
+            if not self._neighbours(n, n + 1):
+                continue
             both = len(wanted & (self._own[n] | self._own[n + 1]))
-            if both > max(held[n], held[n + 1]) and self._neighbours(n, n + 1):  # the pair adds words
+            if both > max(held[n], held[n + 1]):  # the pair adds words: it never ties its own sentence
                 spans.append((both, -n, n + 1))
-        count, first, last = max(spans, key=lambda s: (s[0], s[1], -s[2]))
+        count, first, last = max(spans)
         return -first, last, count / len(wanted)
 
     def _neighbours(self, first: int, second: int) -> bool:
